@@ -1,0 +1,77 @@
+#pragma once
+// Reverse control path shared by cumulative ACKs and replay-request copies
+// (link-layer.md §1: base delay 50 ns, then serialization at the reverse rate,
+// then propagation).
+#include <cstdint>
+#include <deque>
+
+#include "models/link/core/types.h"
+
+namespace fabricsim::link {
+
+/// One control flit on the reverse link.
+struct ControlFlit {
+  enum class Kind : std::uint8_t { ack, replay_request };
+  Kind kind = Kind::ack;
+  std::uint64_t seq = 0;         ///< ACK: cumulative (all < seq received); request: requested seq
+  std::uint64_t request_id = 0;  ///< request: id shared by its copies (0 for ACKs)
+  ps_t start = 0;                ///< serialization start on the reverse link
+  ps_t arrival = 0;              ///< arrival at the transmitter
+};
+
+/// FIFO reverse serializer. A control flit generated at t is ready at
+/// t + base_delay, serialized in order of readiness (one at a time, each for
+/// `serialization` ps) and arrives `propagation` ps after its last bit.
+/// Since every delay is constant the FIFO is exact without events: the
+/// arrival time is computed on enqueue. Optional ACK coalescing (a project
+/// extension, off by default): a new ACK replaces the newest queued ACK that
+/// has not started serializing.
+class ControlSerializer {
+ public:
+  ControlSerializer(ps_t base_delay, ps_t serialization, ps_t propagation, bool coalesce_acks)
+      : base_(base_delay), ser_(serialization), prop_(propagation), coalesce_(coalesce_acks) {}
+
+  /// Schedule a cumulative ACK generated at `now`.
+  void send_ack(ps_t now, std::uint64_t cum) {
+    const ps_t ready = now + base_;
+    if (coalesce_ && !q_.empty() && q_.back().kind == ControlFlit::Kind::ack && q_.back().start > ready) {
+      q_.back().seq = cum;
+      ++coalesced_;
+      return;
+    }
+    push({ControlFlit::Kind::ack, cum, 0, 0, 0}, ready);
+  }
+
+  /// Schedule `copies` copies of replay request `id` for `seq`, generated at `now`.
+  void send_request(ps_t now, std::uint64_t seq, std::uint64_t id, std::uint32_t copies) {
+    for (std::uint32_t c = 0; c < copies; ++c) push({ControlFlit::Kind::replay_request, seq, id, 0, 0}, now + base_);
+  }
+
+  bool empty() const { return q_.empty(); }
+  ps_t next_arrival() const { return q_.empty() ? kNever : q_.front().arrival; }
+  ControlFlit pop() {
+    ControlFlit f = q_.front();
+    q_.pop_front();
+    return f;
+  }
+  std::size_t in_flight() const { return q_.size(); }
+  std::uint64_t flits_sent() const { return sent_; }
+  std::uint64_t acks_coalesced() const { return coalesced_; }
+
+ private:
+  void push(ControlFlit f, ps_t ready) {
+    f.start = ready > free_ ? ready : free_;
+    free_ = f.start + ser_;
+    f.arrival = free_ + prop_;
+    q_.push_back(f);
+    ++sent_;
+  }
+  ps_t base_, ser_, prop_;
+  bool coalesce_;
+  ps_t free_ = 0;
+  std::deque<ControlFlit> q_;
+  std::uint64_t sent_ = 0;
+  std::uint64_t coalesced_ = 0;
+};
+
+}  // namespace fabricsim::link

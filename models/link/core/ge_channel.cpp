@@ -1,0 +1,65 @@
+#include "models/link/core/ge_channel.h"
+
+#include "models/link/core/counter_rng.h"
+
+namespace fabricsim::link {
+
+namespace {
+constexpr std::uint64_t kStreamChain = 1;
+constexpr std::uint64_t kStreamCorrupt = 2;
+constexpr std::uint64_t kStreamMagnitude = 3;
+}  // namespace
+
+GilbertElliott::GilbertElliott(const GeParams& p, std::uint64_t seed, std::uint64_t link_id)
+    : p_(p), seed_(seed), link_id_(link_id) {}
+
+void GilbertElliott::extend_to(std::uint64_t step) {
+  while (generated_ <= step) {
+    const std::uint64_t i = generated_;
+    const double u = to_unit(key_hash(seed_, link_id_, i, 0, kStreamChain));
+    bool bad;
+    if (i == 0) {
+      bad = u < p_.stationary_bad();
+    } else if (last_bad_) {
+      bad = !(u < p_.b);
+      (bad ? n_bb_ : n_bg_)++;
+    } else {
+      bad = u < p_.a;
+      (bad ? n_gb_ : n_gg_)++;
+    }
+    if ((i >> 6) >= bits_.size()) bits_.push_back(0);
+    if (bad) bits_[i >> 6] |= (1ULL << (i & 63));
+    last_bad_ = bad;
+    ++generated_;
+  }
+}
+
+bool GilbertElliott::state_bad(std::uint64_t step) {
+  extend_to(step);
+  return (bits_[step >> 6] >> (step & 63)) & 1ULL;
+}
+
+ChannelDraw GilbertElliott::draw(std::uint64_t step, std::uint64_t attempt) {
+  ChannelDraw d;
+  d.bad = state_bad(step);
+  const double e = d.bad ? p_.e_bad : p_.e_good;
+  const double u = to_unit(key_hash(seed_, link_id_, step, attempt, kStreamCorrupt));
+  if (u < e) {
+    const std::uint32_t m = d.bad ? p_.m_bad : p_.m_good;
+    const double v = to_unit(key_hash(seed_, link_id_, step, attempt, kStreamMagnitude));
+    d.magnitude = 1 + static_cast<std::uint32_t>(v * m);
+  }
+  return d;
+}
+
+double GilbertElliott::estimate_a() const {
+  const auto n = n_gg_ + n_gb_;
+  return n ? static_cast<double>(n_gb_) / static_cast<double>(n) : 0.0;
+}
+
+double GilbertElliott::estimate_b() const {
+  const auto n = n_bb_ + n_bg_;
+  return n ? static_cast<double>(n_bg_) / static_cast<double>(n) : 0.0;
+}
+
+}  // namespace fabricsim::link

@@ -1,0 +1,339 @@
+#include "models/link/core/link_engine.h"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace fabricsim::link {
+
+const char* to_string(LinkEngine::Status s) {
+  switch (s) {
+    case LinkEngine::Status::running: return "running";
+    case LinkEngine::Status::done: return "done";
+    case LinkEngine::Status::link_down: return "link down (retry limit)";
+    case LinkEngine::Status::deadlock: return "deadlock";
+    case LinkEngine::Status::deadline: return "deadline exceeded";
+  }
+  return "?";
+}
+
+namespace {
+void check_config(const LinkConfig& c) {
+  auto fail = [](const std::string& m) { throw std::invalid_argument(m); };
+  if (c.fec_menu.empty()) fail("FEC menu is empty");
+  if (c.fec_menu.size() > 127) fail("FEC menu has more than 127 profiles");
+  if (c.flit_bytes == 0 || c.control_flit_bytes == 0) fail("flit size must be > 0");
+  if (!(c.forward_rate_bps > 0) || !(c.reverse_rate_bps > 0)) fail("link rates must be > 0");
+  if (c.policy.window_high == 0 || c.policy.window_reduced == 0) fail("windows must be >= 1 flit");
+  if (c.policy.window_reduced > c.policy.window_high) fail("W_R must not exceed W_H");
+  if (c.request_copies == 0) fail("request copies must be >= 1");
+  if (c.retry_limit == 0) fail("retry limit must be >= 1");
+}
+}  // namespace
+
+LinkEngine::LinkEngine(const LinkConfig& cfg, std::unique_ptr<FecPolicy> policy, std::uint64_t seed,
+                       std::uint64_t link_id)
+    : cfg_((check_config(cfg), cfg)),
+      policy_(std::move(policy)),
+      channel_(cfg.channel, seed, link_id),
+      tx_(cfg.retry_limit),
+      ctrl_(cfg.control_base_delay_ps, wire_time_ps(cfg.control_flit_bytes, cfg.reverse_rate_bps),
+            cfg.propagation_ps, cfg.semantics.ack_coalescing) {
+  if (!policy_) throw std::invalid_argument("no policy");
+  for (const auto& p : cfg_.fec_menu) {
+    wire_ps_.push_back(wire_time_ps(cfg_.flit_bytes * (1.0 + p.overhead), cfg_.forward_rate_bps));
+    decode_ps_.push_back(p.decode_delay_ps);
+    fec_bytes_per_flit_.push_back(static_cast<std::uint64_t>(cfg_.flit_bytes * p.overhead + 0.5));
+  }
+  stats_.profile_transmissions.assign(cfg_.fec_menu.size(), 0);
+  tx_decision_ = policy_->decision();
+}
+
+std::uint64_t LinkEngine::offer(ps_t t) {
+  if ((!arrival_.empty() && t < arrival_.back()) || t < now_)
+    throw std::logic_error("LinkEngine::offer: arrival time goes backwards");
+  if (stats_.first_arrival_ps == kNever) stats_.first_arrival_ps = t;
+  arrival_.push_back(t);
+  delivery_.push_back(kNever);
+  if (status_ == Status::done) status_ = Status::running;
+  return stats_.offered++;
+}
+
+ps_t LinkEngine::next_event_time() const {
+  ps_t t = ctrl_.next_arrival();
+  if (!rx_pipe_.empty()) t = std::min(t, rx_pipe_.front().t_rx);
+  if (arrived_ < arrival_.size()) t = std::min(t, arrival_[arrived_]);
+  if (ser_busy_) t = std::min(t, ser_free_);
+  return t;
+}
+
+void LinkEngine::process_next() {
+  const ps_t tc = ctrl_.next_arrival();
+  const ps_t td = rx_pipe_.empty() ? kNever : rx_pipe_.front().t_rx;
+  const ps_t ta = arrived_ < arrival_.size() ? arrival_[arrived_] : kNever;
+  const ps_t ts = ser_busy_ ? ser_free_ : kNever;
+  const ps_t t = std::min({tc, td, ta, ts});
+  now_ = t;
+  if (tc == t) {
+    handle_control();
+  } else if (td == t) {
+    handle_decode();
+  } else if (ta == t) {
+    ++arrived_;
+  } else {
+    ser_busy_ = false;
+  }
+  pump();
+}
+
+void LinkEngine::run_before(ps_t t) {
+  while (status_ == Status::running && next_event_time() < t) process_next();
+}
+
+LinkEngine::Status LinkEngine::run_to_completion(ps_t deadline) {
+  while (status_ == Status::running) {
+    if (stats_.delivered == stats_.offered) {
+      status_ = Status::done;
+      break;
+    }
+    const ps_t t = next_event_time();
+    if (t == kNever) {
+      status_ = Status::deadlock;
+      break;
+    }
+    if (t > deadline) {
+      status_ = Status::deadline;
+      break;
+    }
+    process_next();
+  }
+  return status_;
+}
+
+Decision LinkEngine::tx_decision() {
+  if (cfg_.semantics.feedback_delay_ps == 0) return policy_->decision();
+  while (!pending_decisions_.empty() && pending_decisions_.front().first <= now_) {
+    tx_decision_ = pending_decisions_.front().second;
+    pending_decisions_.pop_front();
+  }
+  return tx_decision_;
+}
+
+bool LinkEngine::gate_open() const {
+  if (replay_active_ || arrived_ <= tx_.next_seq()) return false;
+  const Decision d = cfg_.semantics.feedback_delay_ps == 0 ? policy_->decision() : tx_decision_;
+  return tx_.occupancy() < d.window;
+}
+
+void LinkEngine::pump() {
+  if (status_ != Status::running) return;
+  if (cfg_.semantics.feedback_delay_ps != 0) tx_decision();  // apply due decisions
+  if (cfg_.semantics.tx_queue == LinkSemantics::TxQueue::fifo) {
+    admit_into_queue();
+    if (!ser_busy_ && send_from_queue()) admit_into_queue();
+  } else if (!ser_busy_) {
+    send_recall();
+  }
+  account_stall();
+}
+
+void LinkEngine::account_stall() {
+  const bool waiting = arrived_ > tx_.next_seq();
+  const bool blocked = waiting && !gate_open() && status_ == Status::running;
+  if (stall_since_ != kNever && (!blocked || stall_replay_ != replay_active_)) {
+    (stall_replay_ ? stats_.admission_stall_replay_ps : stats_.admission_stall_window_ps) += now_ - stall_since_;
+    stall_since_ = kNever;
+  }
+  if (blocked && stall_since_ == kNever) {
+    stall_since_ = now_;
+    stall_replay_ = replay_active_;
+  }
+}
+
+bool LinkEngine::send_recall() {
+  if (replay_active_) {
+    if (replay_next_ < tx_.oldest()) replay_next_ = tx_.oldest();
+    if (replay_next_ < tx_.next_seq()) {
+      const std::uint64_t s = replay_next_++;
+      if (replay_next_ >= tx_.next_seq()) replay_active_ = false;
+      transmit(s, true, -1);
+      return true;
+    }
+    replay_active_ = false;
+  }
+  if (gate_open()) {
+    const std::uint64_t s = tx_.admit();
+    ++stats_.admitted;
+    stats_.max_occupancy = std::max<std::uint64_t>(stats_.max_occupancy, tx_.occupancy());
+    transmit(s, false, -1);
+    return true;
+  }
+  return false;
+}
+
+void LinkEngine::admit_into_queue() {
+  const bool bind = cfg_.semantics.profile_bind == LinkSemantics::ProfileBind::admit;
+  while (gate_open()) {
+    const std::uint64_t s = tx_.admit();
+    ++stats_.admitted;
+    stats_.max_occupancy = std::max<std::uint64_t>(stats_.max_occupancy, tx_.occupancy());
+    const int prof = bind ? static_cast<int>(tx_decision().profile) : -1;
+    txq_.push_back({s, false, static_cast<std::int16_t>(prof)});
+  }
+}
+
+bool LinkEngine::send_from_queue() {
+  if (txq_.empty()) return false;
+  const QueueItem it = txq_.front();
+  txq_.pop_front();
+  if (it.replay && --replay_items_queued_ == 0) replay_active_ = false;
+  transmit(it.seq, it.replay, it.profile);
+  return true;
+}
+
+void LinkEngine::transmit(std::uint64_t seq, bool replay, int bound_profile) {
+  const std::uint32_t attempt = tx_.record_attempt(seq);
+  if (attempt == TxReplay::kRetryExceeded) {
+    ++stats_.terminal_failures;
+    status_ = Status::link_down;
+    std::ostringstream os;
+    os << "flit seq " << seq << " exceeded the retry limit of " << cfg_.retry_limit << " transmissions";
+    down_reason_ = os.str();
+    return;
+  }
+  std::size_t prof;
+  if (replay && cfg_.semantics.replay_profile == LinkSemantics::ReplayProfile::strongest) {
+    prof = cfg_.fec_menu.size() - 1;
+  } else if (bound_profile >= 0) {
+    prof = static_cast<std::size_t>(bound_profile);
+  } else {
+    prof = tx_decision().profile;
+  }
+  const bool per_flit = cfg_.semantics.chain_index == LinkSemantics::ChainIndex::per_flit;
+  const std::uint64_t slot = tx_slot_++;
+  // A stale queued copy of a released entry still draws its own outcome.
+  const std::uint64_t attempt_key = attempt ? attempt - 1 : (1ULL << 32) + slot;
+  ChannelDraw d = per_flit ? channel_.draw(seq, attempt_key) : channel_.draw(slot, 0);
+  if (script_) {
+    const int m = script_(seq, attempt);
+    if (m >= 0) d.magnitude = static_cast<std::uint32_t>(m);
+  }
+  if (observer_)
+    observer_({now_, seq, attempt, replay, prof, d.magnitude, tx_.occupancy(),
+               cfg_.semantics.feedback_delay_ps == 0 ? policy_->decision().window : tx_decision_.window});
+
+  ser_busy_ = true;
+  ser_free_ = now_ + wire_ps_[prof];
+  ps_t t_rx = ser_free_ + cfg_.propagation_ps + decode_ps_[prof];
+  if (t_rx < last_rx_) t_rx = last_rx_;  // the decoder pipeline delivers in order
+  last_rx_ = t_rx;
+  rx_pipe_.push_back({seq, t_rx, d.magnitude, static_cast<std::uint8_t>(prof)});
+
+  ++stats_.transmissions;
+  ++stats_.profile_transmissions[prof];
+  stats_.fec_bytes += fec_bytes_per_flit_[prof];
+  if (last_profile_ >= 0 && static_cast<std::size_t>(last_profile_) != prof) ++stats_.profile_switches;
+  last_profile_ = static_cast<int>(prof);
+  if (attempt == 1) {
+    ++stats_.first_transmissions;
+    if (d.magnitude > 0) ++stats_.first_attempt_errors;
+  } else {
+    ++stats_.retransmissions;
+    if (attempt == 0) ++stats_.stale_copies;
+  }
+}
+
+void LinkEngine::handle_decode() {
+  const InFlight f = rx_pipe_.front();
+  rx_pipe_.pop_front();
+  const FecProfile& p = cfg_.fec_menu[f.profile];
+  const bool failed = !decodes(p, f.magnitude);
+  if (f.magnitude > 0) ++stats_.raw_errors;
+  policy_->observe({f.magnitude > 0, failed, f.profile});
+  if (cfg_.semantics.feedback_delay_ps != 0)
+    pending_decisions_.emplace_back(now_ + cfg_.semantics.feedback_delay_ps, policy_->decision());
+  const std::uint64_t expected_before = rx_.expected();
+  switch (rx_.receive(f.seq, !failed)) {
+    case InOrderReceiver::Verdict::deliver:
+      delivery_[f.seq] = now_;
+      ++stats_.delivered;
+      stats_.last_delivery_ps = now_;
+      ctrl_.send_ack(now_, rx_.expected());
+      break;
+    case InOrderReceiver::Verdict::duplicate: ++stats_.duplicates_dropped; break;
+    case InOrderReceiver::Verdict::out_of_order: ++stats_.out_of_order_dropped; break;
+    case InOrderReceiver::Verdict::failed:
+      ++stats_.residual_errors;
+      if (f.seq == expected_before || cfg_.semantics.request_trigger == LinkSemantics::RequestTrigger::any_failure) {
+        ++stats_.requests_generated;
+        ctrl_.send_request(now_, expected_before, ++next_request_id_, cfg_.request_copies);
+      }
+      break;
+  }
+  stats_.control_flits = ctrl_.flits_sent();
+  stats_.control_bytes = stats_.control_flits * cfg_.control_flit_bytes;
+  stats_.acks_coalesced = ctrl_.acks_coalesced();
+}
+
+void LinkEngine::handle_control() {
+  const ControlFlit c = ctrl_.pop();
+  ++ctrl_received_;
+  if (c.kind == ControlFlit::Kind::ack) {
+    tx_.release_through(c.seq);
+    return;
+  }
+  ++stats_.request_copies_received;
+  bool serve = true;
+  switch (cfg_.semantics.request_dedup) {
+    case LinkSemantics::RequestDedup::by_request: serve = c.request_id > last_served_request_; break;
+    case LinkSemantics::RequestDedup::ignore_window:
+      serve = ctrl_received_ > ignore_until_;
+      if (serve) ignore_until_ = ctrl_received_ + cfg_.semantics.ignore_window_flits;
+      break;
+    case LinkSemantics::RequestDedup::none: break;
+  }
+  if (!serve) {
+    ++stats_.requests_ignored;
+    return;
+  }
+  last_served_request_ = std::max(last_served_request_, c.request_id);
+  serve_request(c.seq);
+}
+
+void LinkEngine::serve_request(std::uint64_t s) {
+  if (s < tx_.oldest()) s = tx_.oldest();
+  const std::uint64_t n = tx_.next_seq() - s;
+  ++stats_.requests_served;
+  stats_.replay_scheduled += n;
+  if (n == 0) return;
+  if (cfg_.semantics.tx_queue == LinkSemantics::TxQueue::fifo) {
+    const bool bind = cfg_.semantics.profile_bind == LinkSemantics::ProfileBind::admit;
+    const int prof = bind ? static_cast<int>(tx_decision().profile) : -1;
+    for (std::uint64_t q = s; q < tx_.next_seq(); ++q) txq_.push_back({q, true, static_cast<std::int16_t>(prof)});
+    replay_items_queued_ += n;
+    replay_active_ = true;
+  } else {
+    replay_active_ = true;
+    replay_next_ = s;
+  }
+}
+
+std::uint64_t LinkEngine::replayed_flits() const {
+  return cfg_.semantics.replayed_count == LinkSemantics::ReplayedCount::scheduled ? stats_.replay_scheduled
+                                                                                   : stats_.retransmissions;
+}
+
+std::string LinkEngine::diagnosis() const {
+  std::ostringstream os;
+  os << "status=" << to_string(status_);
+  if (!down_reason_.empty()) os << " (" << down_reason_ << ")";
+  os << " t=" << now_ / 1000.0 << "ns offered=" << stats_.offered << " delivered=" << stats_.delivered
+     << " rx_expected=" << rx_.expected() << " txreplay=[" << tx_.oldest() << "," << tx_.next_seq() << ")"
+     << " occupancy=" << tx_.occupancy() << " window=" << policy_->decision().window
+     << " replay_active=" << (replay_active_ ? "yes" : "no") << " tx_queue=" << txq_.size()
+     << " in_flight_fwd=" << rx_pipe_.size() << " in_flight_ctrl=" << ctrl_.in_flight()
+     << " requests(served/ignored)=" << stats_.requests_served << "/" << stats_.requests_ignored;
+  return os.str();
+}
+
+}  // namespace fabricsim::link

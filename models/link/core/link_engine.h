@@ -1,0 +1,231 @@
+#pragma once
+// One direction pair of a UALink-style link: forward payload flits with
+// TxReplay and FEC, reverse ACK / replay-request control (link-layer.md §1).
+// Plain C++: the SystemC port (models/link/ualink_port.h) wraps it and gives
+// it sockets; here the data-link machine advances in its own local time,
+// flit by flit, with no kernel event per flit (platform.md §3).
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/link/core/control_serializer.h"
+#include "models/link/core/fec_profile.h"
+#include "models/link/core/ge_channel.h"
+#include "models/link/core/policy.h"
+#include "models/link/core/rx_inorder.h"
+#include "models/link/core/tx_replay.h"
+#include "models/link/core/types.h"
+
+namespace fabricsim::link {
+
+/// Modelling choices the paper leaves open (link-layer.md §2, §10). Every one
+/// is a YAML parameter under `link.semantics`; docs/models/link.md explains each.
+struct LinkSemantics {
+  /// What the Gilbert-Elliott chain is indexed by: per_flit (payload sequence
+  /// number; every attempt of flit s sees step s) or per_transmission (one step
+  /// per transmission slot, replays included).
+  enum class ChainIndex { per_flit, per_transmission } chain_index = ChainIndex::per_flit;
+  /// Transmit path between admission and serializer: recall (no queue; a
+  /// replay takes over the serializer at the next flit boundary) or fifo (a
+  /// device queue: admitted flits are queued, a replay appends copies of the
+  /// retained suffix behind what is queued, nothing queued is recalled).
+  enum class TxQueue { recall, fifo } tx_queue = TxQueue::recall;
+  /// How the transmitter recognises the copies of one replay request:
+  /// by_request (copies share an id; only a request caused by a new failure
+  /// restarts the replay), ignore_window (after serving a request, ignore
+  /// requests for `ignore_window_flits` received control flits, as UALink
+  /// 1.0; can lose a genuine re-request), none (every copy restarts the replay).
+  enum class RequestDedup { by_request, ignore_window, none } request_dedup = RequestDedup::by_request;
+  std::uint32_t ignore_window_flits = 12;
+  /// Which failed flits make the receiver request a replay: expected (only a
+  /// failure of the expected sequence) or any_failure (every failed decode
+  /// requests the expected sequence again).
+  enum class RequestTrigger { expected, any_failure } request_trigger = RequestTrigger::expected;
+  /// What the "replayed flits" counter counts: sent (retransmissions that
+  /// reached the wire) or scheduled (every suffix entry a served request
+  /// schedules, sent or not).
+  enum class ReplayedCount { sent, scheduled } replayed_count = ReplayedCount::sent;
+  /// FEC profile of a retransmission: policy (the policy's current choice) or
+  /// strongest.
+  enum class ReplayProfile { policy, strongest } replay_profile = ReplayProfile::policy;
+  /// When a flit's profile is fixed: at serialization start, or (fifo queue
+  /// only) when it is admitted into the queue.
+  enum class ProfileBind { serialize, admit } profile_bind = ProfileBind::serialize;
+  /// Delay before a decision made at the receiver is used by the transmitter, ps.
+  ps_t feedback_delay_ps = 0;
+  /// Coalesce a new ACK into a queued, not yet serialized ACK (extension; off).
+  bool ack_coalescing = false;
+};
+
+/// Parameters of one link direction pair. Units in the names.
+struct LinkConfig {
+  std::uint32_t flit_bytes = 640;          ///< payload flit (DL reliability unit)
+  double forward_rate_bps = 400e9;         ///< forward serializer, bits/s
+  double reverse_rate_bps = 400e9;         ///< reverse control serializer, bits/s
+  ps_t propagation_ps = 20000;             ///< one way
+  ps_t control_base_delay_ps = 50000;      ///< before reverse serialization
+  std::uint32_t control_flit_bytes = 640;  ///< ACK / request flit size
+  std::uint32_t request_copies = 3;
+  std::uint32_t retry_limit = 20;          ///< transmissions per flit
+  FecMenu fec_menu = default_fec_menu();
+  GeParams channel;
+  std::string policy_name = "preface";     ///< fixed-strong | post-decode | predictive-fec | preface
+  PolicyParams policy;                     ///< lambda, W_H, W_R, filter model, post-decode
+  LinkSemantics semantics;
+};
+
+/// Counters of one link direction pair. Bytes are bytes, times ps.
+struct LinkStats {
+  std::uint64_t offered = 0, admitted = 0, delivered = 0;
+  std::uint64_t transmissions = 0, first_transmissions = 0, retransmissions = 0;
+  std::uint64_t replay_scheduled = 0;      ///< suffix entries scheduled by served requests
+  std::uint64_t stale_copies = 0;          ///< queued copies sent after their ACK
+  std::uint64_t fec_bytes = 0;             ///< parity bytes on the wire (flit_bytes x o_k per transmission)
+  std::uint64_t control_flits = 0, control_bytes = 0, acks_coalesced = 0;
+  std::uint64_t first_attempt_errors = 0;  ///< first transmissions with >= 1 raw symbol error
+  std::uint64_t raw_errors = 0, residual_errors = 0;
+  std::uint64_t duplicates_dropped = 0, out_of_order_dropped = 0;
+  std::uint64_t requests_generated = 0, request_copies_received = 0, requests_served = 0, requests_ignored = 0;
+  std::uint64_t terminal_failures = 0;
+  std::uint64_t profile_switches = 0;
+  std::vector<std::uint64_t> profile_transmissions;  ///< residency: transmissions per profile
+  ps_t admission_stall_window_ps = 0, admission_stall_replay_ps = 0;
+  std::uint64_t max_occupancy = 0;
+  ps_t first_arrival_ps = kNever, last_delivery_ps = 0;
+};
+
+/// One forward transmission, as reported to a transmit observer.
+struct TxRecord {
+  ps_t start_ps;              ///< serialization start
+  std::uint64_t seq;          ///< payload sequence number
+  std::uint32_t attempt;      ///< 1 = first transmission; 0 = stale copy of a released entry
+  bool replay;                ///< sent by a replay
+  std::size_t profile;        ///< FEC profile index
+  std::uint32_t magnitude;    ///< raw symbol errors drawn (or scripted)
+  std::uint64_t occupancy;    ///< TxReplay entries at serialization start
+  std::uint32_t window;       ///< W_t in force at serialization start
+};
+
+/// Event-driven data-link machine of one link direction pair.
+///
+/// Use: offer() payload flit arrivals (non-decreasing times), then
+/// run_before(t) to advance through every event earlier than t, or
+/// run_to_completion() to deliver everything. Events at equal times are taken
+/// in a fixed order (control arrival, decode completion, payload arrival,
+/// serializer free), so runs are deterministic.
+class LinkEngine {
+ public:
+  enum class Status { running, done, link_down, deadlock, deadline };
+
+  /// Throws std::invalid_argument on an impossible configuration (empty FEC
+  /// menu, zero window, zero rate, W_R > W_H, zero copies or retry limit).
+  LinkEngine(const LinkConfig& cfg, std::unique_ptr<FecPolicy> policy, std::uint64_t seed, std::uint64_t link_id);
+
+  /// Offer one payload flit arriving at `arrival_ps`; returns its sequence
+  /// number. Throws std::logic_error if arrival is earlier than a previous
+  /// arrival or than the time the engine already reached.
+  std::uint64_t offer(ps_t arrival_ps);
+  /// Process every event strictly earlier than `t_ps`.
+  void run_before(ps_t t_ps);
+  /// Run until every offered flit is delivered, the link goes down (retry
+  /// limit), no event is left while flits are undelivered (deadlock), or the
+  /// next event lies beyond `deadline_ps`. Returns the status; diagnosis()
+  /// explains anything other than done.
+  Status run_to_completion(ps_t deadline_ps = kNever);
+
+  ps_t now() const { return now_; }
+  Status status() const { return status_; }
+  /// One-line state dump: sequence numbers, TxReplay, replay and queue state.
+  std::string diagnosis() const;
+
+  std::uint64_t delivered() const { return stats_.delivered; }
+  ps_t arrival_time(std::uint64_t seq) const { return arrival_[seq]; }
+  ps_t delivery_time(std::uint64_t seq) const { return delivery_[seq]; }
+  const LinkStats& stats() const { return stats_; }
+  const LinkConfig& config() const { return cfg_; }
+  const GilbertElliott& channel() const { return channel_; }
+  /// "Replayed flits" per the configured counting semantics.
+  std::uint64_t replayed_flits() const;
+
+  /// Error script (tests, fault injection): called for every transmission
+  /// with (seq, attempt); a returned value >= 0 replaces the channel's raw
+  /// error magnitude (0 = clean), -1 keeps the channel's draw.
+  using ErrorScript = std::function<int(std::uint64_t seq, std::uint32_t attempt)>;
+  void set_error_script(ErrorScript f) { script_ = std::move(f); }
+  /// Observer called for every forward transmission (tests, traces).
+  using TxObserver = std::function<void(const TxRecord&)>;
+  void set_tx_observer(TxObserver f) { observer_ = std::move(f); }
+  /// Policy currently deciding (read-only).
+  const FecPolicy& policy() const { return *policy_; }
+  const TxReplay& tx_replay() const { return tx_; }
+  bool replay_active() const { return replay_active_; }
+
+ private:
+  struct InFlight {
+    std::uint64_t seq;
+    ps_t t_rx;
+    std::uint32_t magnitude;
+    std::uint8_t profile;
+  };
+  struct QueueItem {
+    std::uint64_t seq;
+    bool replay;
+    std::int16_t profile;  // bound profile, -1 = choose at serialization
+  };
+
+  ps_t next_event_time() const;
+  void process_next();
+  void handle_control();
+  void handle_decode();
+  void pump();
+  bool gate_open() const;
+  bool send_recall();
+  void admit_into_queue();
+  bool send_from_queue();
+  void transmit(std::uint64_t seq, bool replay, int bound_profile);
+  void serve_request(std::uint64_t seq);
+  Decision tx_decision();
+  void account_stall();
+
+  LinkConfig cfg_;
+  std::unique_ptr<FecPolicy> policy_;
+  GilbertElliott channel_;
+  TxReplay tx_;
+  InOrderReceiver rx_;
+  ControlSerializer ctrl_;
+  std::vector<ps_t> wire_ps_, decode_ps_;
+  std::vector<std::uint64_t> fec_bytes_per_flit_;
+
+  ps_t now_ = 0;
+  Status status_ = Status::running;
+  std::string down_reason_;
+  std::vector<ps_t> arrival_, delivery_;
+  std::uint64_t arrived_ = 0;
+  bool ser_busy_ = false;
+  ps_t ser_free_ = 0;
+  ps_t last_rx_ = 0;
+  std::deque<InFlight> rx_pipe_;
+  bool replay_active_ = false;
+  std::uint64_t replay_next_ = 0;
+  std::deque<QueueItem> txq_;
+  std::uint64_t replay_items_queued_ = 0;
+  std::uint64_t tx_slot_ = 0;
+  std::uint64_t next_request_id_ = 0, last_served_request_ = 0;
+  std::uint64_t ctrl_received_ = 0, ignore_until_ = 0;
+  std::deque<std::pair<ps_t, Decision>> pending_decisions_;
+  Decision tx_decision_;
+  int last_profile_ = -1;
+  ps_t stall_since_ = kNever;
+  bool stall_replay_ = false;
+  LinkStats stats_;
+  ErrorScript script_;
+  TxObserver observer_;
+};
+
+/// Human name of an engine status ("done", "link down", ...).
+const char* to_string(LinkEngine::Status s);
+
+}  // namespace fabricsim::link

@@ -1,0 +1,66 @@
+#pragma once
+// TxReplay: the transmitter's retained-flit buffer (link-layer.md §1).
+#include <cstdint>
+#include <deque>
+
+namespace fabricsim::link {
+
+/// Retains every admitted payload flit until a cumulative ACK covers it, and
+/// counts attempts per retained flit against the retry limit.
+///
+/// Sequence numbers are 64-bit and never wrap (wrap is abstracted, as in the
+/// paper). Entries are [oldest(), next_seq()). Occupancy = retained entries.
+/// A replay request is NOT an ACK: only release_through() frees entries.
+class TxReplay {
+ public:
+  /// retry_limit: the maximum number of transmissions of one flit (paper: 20).
+  explicit TxReplay(std::uint32_t retry_limit) : retry_limit_(retry_limit) {}
+
+  /// Admit a new payload flit; returns its sequence number.
+  std::uint64_t admit() {
+    attempts_.push_back(0);
+    return next_++;
+  }
+
+  /// Cumulative ACK `cum`: every entry with seq < cum is released. Values at
+  /// or below oldest() are stale and ignored; values above next_seq() are
+  /// clamped. Returns the number of entries released.
+  std::uint64_t release_through(std::uint64_t cum) {
+    if (cum > next_) cum = next_;
+    if (cum <= oldest_) return 0;
+    const std::uint64_t n = cum - oldest_;
+    attempts_.erase(attempts_.begin(), attempts_.begin() + static_cast<std::ptrdiff_t>(n));
+    oldest_ = cum;
+    return n;
+  }
+
+  /// Record one transmission of `seq`. Returns the attempt number (1 = first)
+  /// of a retained entry, 0 for a copy of an entry already released (a stale
+  /// queued copy), or kRetryExceeded when this transmission would exceed the
+  /// retry limit (a terminal failure; the attempt is not recorded).
+  static constexpr std::uint32_t kRetryExceeded = 0xffffffffu;
+  std::uint32_t record_attempt(std::uint64_t seq) {
+    if (!retained(seq)) return 0;
+    auto& a = attempts_[static_cast<std::size_t>(seq - oldest_)];
+    if (a >= retry_limit_) return kRetryExceeded;
+    return ++a;
+  }
+
+  /// Attempts made so far for a retained entry (0 if not retained).
+  std::uint32_t attempts(std::uint64_t seq) const {
+    return retained(seq) ? attempts_[static_cast<std::size_t>(seq - oldest_)] : 0;
+  }
+  bool retained(std::uint64_t seq) const { return seq >= oldest_ && seq < next_; }
+  std::uint64_t oldest() const { return oldest_; }
+  std::uint64_t next_seq() const { return next_; }
+  std::uint64_t occupancy() const { return next_ - oldest_; }
+  std::uint32_t retry_limit() const { return retry_limit_; }
+
+ private:
+  std::uint32_t retry_limit_;
+  std::uint64_t oldest_ = 0;
+  std::uint64_t next_ = 0;
+  std::deque<std::uint32_t> attempts_;
+};
+
+}  // namespace fabricsim::link

@@ -1,0 +1,34 @@
+#pragma once
+// Payload extension carrying per-flit times with a TLM transaction
+// (platform.md §3: merging and timing need per-flit arrival times from
+// upstream). One transaction = a burst of whole flits.
+#include <tlm>
+
+#include <cstdint>
+#include <vector>
+
+namespace fabricsim::models {
+
+/// Per-flit timing of a burst of payload flits (data_length = flits x flit bytes).
+///
+/// Field by field, who writes it:
+///  - time_ps: the initiator writes each flit's arrival (offer) time when it
+///    posts a burst to a port; a port writes each flit's in-order delivery
+///    time when it forwards delivered flits to the far endpoint. Absolute
+///    simulated time in ps.
+///  - first_seq: written by a port when delivering: link sequence number of
+///    the burst's first flit (flits of one burst are consecutive).
+///  - end_of_stream: written by the initiator on its last burst; the port then
+///    runs its link to completion and delivers everything still in flight.
+struct flit_burst_ext : tlm::tlm_extension<flit_burst_ext> {
+  std::vector<std::uint64_t> time_ps;
+  std::uint64_t first_seq = 0;
+  bool end_of_stream = false;
+
+  tlm::tlm_extension_base* clone() const override { return new flit_burst_ext(*this); }
+  void copy_from(const tlm::tlm_extension_base& other) override {
+    *this = static_cast<const flit_burst_ext&>(other);
+  }
+};
+
+}  // namespace fabricsim::models

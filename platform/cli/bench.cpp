@@ -1,0 +1,42 @@
+#include "platform/cli/bench.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include "models/link/core/link_engine.h"
+#include "platform/config/link_config.h"
+#include "platform/sim/sweep.h"
+
+namespace fabricsim::cli {
+
+int run_bench(const std::string& study_file) {
+  const sim::Study st = sim::load_study(study_file);
+  std::uint64_t transmissions = 0, points = 0;
+  double wall = 0.0;
+  for (const auto& pol : st.policies) {
+    for (auto seed : st.seeds) {
+      auto doc = std::make_shared<config::Document>(config::load_document(st.fabric));
+      std::vector<std::string> a = st.common;
+      if (!st.variants.empty()) a.insert(a.end(), st.variants[0].assignments.begin(), st.variants[0].assignments.end());
+      a.push_back("link.policy.name=" + pol);
+      config::apply_overrides(*doc, a);
+      const auto cfg = config::parse_link_experiment(config::root_section(doc));
+      const auto t0 = std::chrono::steady_clock::now();
+      link::LinkEngine e(cfg.link, link::make_policy(pol, cfg.link.fec_menu, cfg.link.policy), seed, cfg.link_id);
+      for (std::uint64_t i = 0; i < cfg.traffic.flits; ++i) e.offer(cfg.traffic.start_ps + i * cfg.traffic.period_ps);
+      e.run_to_completion();
+      wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      transmissions += e.stats().transmissions;
+      ++points;
+    }
+  }
+  std::cout << fmt::format("bench {}: {} points, {} flit transmissions in {:.3f} s wall on one core\n", st.name,
+                           points, transmissions, wall);
+  std::cout << fmt::format("{:.2f} M flit transmissions per wall-second\n", transmissions / wall / 1e6);
+  return 0;
+}
+
+}  // namespace fabricsim::cli

@@ -1,0 +1,102 @@
+#include "platform/config/units.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <utility>
+#include <vector>
+
+namespace fabricsim::config {
+
+namespace {
+// Split "12.5Gb/s" into 12.5 and "Gb/s". Throws if no leading number.
+std::pair<double, std::string> split(const std::string& text, const char* what) {
+  const char* s = text.c_str();
+  while (*s == ' ') ++s;
+  char* end = nullptr;
+  const double v = std::strtod(s, &end);
+  if (end == s) throw UnitError("expected a " + std::string(what) + ", got '" + text + "'");
+  std::string unit(end);
+  while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
+  while (!unit.empty() && unit.back() == ' ') unit.pop_back();
+  if (!std::isfinite(v)) throw UnitError(std::string(what) + " must be finite, got '" + text + "'");
+  return {v, unit};
+}
+
+double lookup(const std::string& text, const std::string& unit, double v,
+              const std::vector<std::pair<const char*, double>>& table, const char* what, const char* example) {
+  for (const auto& [u, f] : table)
+    if (unit == u) return v * f;
+  throw UnitError((unit.empty() ? "missing unit in " + std::string(what) + " '" + text + "'"
+                                : "unknown " + std::string(what) + " unit '" + unit + "' in '" + text + "'") +
+                  " (e.g. " + example + ")");
+}
+}  // namespace
+
+std::uint64_t parse_time_ps(const std::string& text) {
+  auto [v, unit] = split(text, "time");
+  const double ps = lookup(text, unit, v, {{"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}}, "time",
+                           "20ns, 1.5us, 3s");
+  if (ps < 0) throw UnitError("time must not be negative, got '" + text + "'");
+  if (ps > 1.8e19) throw UnitError("time too large: '" + text + "'");
+  const double r = std::round(ps);
+  if (std::fabs(ps - r) > 1e-6 * std::max(1.0, ps)) throw UnitError("time '" + text + "' is not a whole number of ps");
+  return static_cast<std::uint64_t>(r);
+}
+
+double parse_rate_bps(const std::string& text) {
+  auto [v, unit] = split(text, "rate");
+  const double bps = lookup(text, unit, v,
+                            {{"b/s", 1},
+                             {"kb/s", 1e3},
+                             {"Mb/s", 1e6},
+                             {"Gb/s", 1e9},
+                             {"Tb/s", 1e12},
+                             {"B/s", 8},
+                             {"KB/s", 8e3},
+                             {"MB/s", 8e6},
+                             {"GB/s", 8e9},
+                             {"TB/s", 8e12}},
+                            "rate", "400Gb/s, 63GB/s");
+  if (!(bps > 0)) throw UnitError("rate must be > 0, got '" + text + "'");
+  return bps;
+}
+
+std::uint64_t parse_bytes(const std::string& text) {
+  auto [v, unit] = split(text, "size");
+  const double b = lookup(text, unit, v,
+                          {{"B", 1},
+                           {"KB", 1e3},
+                           {"MB", 1e6},
+                           {"GB", 1e9},
+                           {"KiB", 1024.0},
+                           {"MiB", 1048576.0},
+                           {"GiB", 1073741824.0}},
+                          "size", "640B, 8MiB");
+  if (b < 0) throw UnitError("size must not be negative, got '" + text + "'");
+  if (b > 1.8e19) throw UnitError("size too large: '" + text + "'");
+  const double r = std::round(b);
+  if (std::fabs(b - r) > 1e-9 * std::max(1.0, b)) throw UnitError("size '" + text + "' is not a whole number of bytes");
+  return static_cast<std::uint64_t>(r);
+}
+
+double parse_fraction(const std::string& text) {
+  auto [v, unit] = split(text, "fraction");
+  double f;
+  if (unit == "%") {
+    f = v / 100.0;
+  } else if (unit.empty()) {
+    f = v;
+  } else {
+    throw UnitError("unknown fraction unit '" + unit + "' in '" + text + "' (e.g. 2.5% or 0.025)");
+  }
+  if (f < 0.0 || f > 1.0) throw UnitError("fraction must lie in [0, 1], got '" + text + "'");
+  return f;
+}
+
+double parse_number(const std::string& text) {
+  auto [v, unit] = split(text, "number");
+  if (!unit.empty()) throw UnitError("expected a plain number, got '" + text + "'");
+  return v;
+}
+
+}  // namespace fabricsim::config

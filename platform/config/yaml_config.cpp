@@ -1,0 +1,287 @@
+#include "platform/config/yaml_config.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "platform/config/units.h"
+
+namespace fabricsim::config {
+
+namespace {
+bool absent(const YAML::Node& n) { return !n.IsDefined() || n.IsNull(); }
+
+std::string where(const std::string& file, const YAML::Mark& m) {
+  if (m.is_null() || m.line < 0) return file;
+  return fmt::format("{}:{}:{}", file, m.line + 1, m.column + 1);
+}
+}  // namespace
+
+Document load_document(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw ConfigError(fmt::format("{}: cannot open file", path));
+  Document d;
+  d.file = path;
+  try {
+    d.root = YAML::Load(f);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(fmt::format("{}: YAML syntax error: {}", where(path, e.mark), e.msg));
+  }
+  if (!d.root.IsMap()) throw ConfigError(fmt::format("{}: top level must be a map of keys", path));
+  return d;
+}
+
+void apply_overrides(Document& doc, const std::vector<std::string>& assignments) {
+  for (const auto& a : assignments) {
+    const auto eq = a.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw ConfigError(fmt::format("--set '{}': expected key.path=value", a));
+    const std::string path = a.substr(0, eq);
+    const std::string value = a.substr(eq + 1);
+    std::vector<std::string> keys;
+    std::size_t start = 0;
+    while (true) {
+      const auto dot = path.find('.', start);
+      keys.push_back(path.substr(start, dot - start));
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    for (const auto& k : keys)
+      if (k.empty()) throw ConfigError(fmt::format("--set '{}': empty key in path", a));
+    YAML::Node v;
+    try {
+      v = YAML::Load(value);
+    } catch (const YAML::Exception& e) {
+      throw ConfigError(fmt::format("--set {}: cannot parse value '{}': {}", path, value, e.msg));
+    }
+    // Walk down with node references (yaml-cpp nodes are handles).
+    std::vector<YAML::Node> chain{doc.root};
+    for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
+      YAML::Node cur = chain.back();
+      YAML::Node next = cur[keys[i]];
+      if (!next.IsDefined() || next.IsNull()) {
+        cur[keys[i]] = YAML::Node(YAML::NodeType::Map);
+        next = cur[keys[i]];
+      } else if (!next.IsMap()) {
+        throw ConfigError(fmt::format("--set {}: '{}' is not a map", path, keys[i]));
+      }
+      chain.push_back(next);
+    }
+    chain.back()[keys.back()] = v;
+    doc.overridden.insert(path);
+  }
+}
+
+Section::Section(std::shared_ptr<const Document> doc, YAML::Node node, std::string path)
+    : doc_(std::move(doc)), node_(std::move(node)), path_(std::move(path)) {}
+
+Section root_section(std::shared_ptr<const Document> doc) {
+  YAML::Node r = doc->root;
+  return Section(std::move(doc), r, "");
+}
+
+std::string Section::key_path(const std::string& key) const {
+  if (path_.empty()) return key;
+  if (key.empty()) return path_;
+  return path_ + "." + key;
+}
+
+void Section::fail(const std::string& key, const std::string& message) const {
+  const std::string kp = key_path(key);
+  if (doc_->overridden.count(kp)) throw ConfigError(fmt::format("--set {}: {}", kp, message));
+  YAML::Mark m = node_.Mark();
+  if (!key.empty() && node_.IsMap()) {
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+      if (it->first.Scalar() == key) {
+        m = it->second.Mark().is_null() ? it->first.Mark() : it->second.Mark();
+        if (m.is_null() || m.line < 0) m = it->first.Mark();
+        break;
+      }
+    }
+  }
+  throw ConfigError(fmt::format("{}: key '{}': {}", where(doc_->file, m), kp, message));
+}
+
+bool Section::has(const std::string& key) const {
+  const YAML::Node& cn = node_;
+  return cn.IsMap() && !absent(cn[key]);
+}
+
+YAML::Node Section::get(const std::string& key) {
+  used_.insert(key);
+  if (!node_.IsMap()) return YAML::Node();
+  const YAML::Node& cn = node_;  // const lookup never inserts the key
+  return cn[key];
+}
+
+std::string Section::scalar(const std::string& key, const YAML::Node& n) {
+  if (!n.IsScalar()) fail(key, "expected a single value");
+  return n.Scalar();
+}
+
+Section Section::child(const std::string& key) {
+  YAML::Node n = get(key);
+  if (absent(n)) fail(key, "required section is missing");
+  if (!n.IsMap()) fail(key, "expected a map of keys");
+  return Section(doc_, n, key_path(key));
+}
+
+Section Section::child_or_empty(const std::string& key) {
+  YAML::Node n = get(key);
+  if (!absent(n) && !n.IsMap()) fail(key, "expected a map of keys");
+  return Section(doc_, absent(n) ? YAML::Node(YAML::NodeType::Map) : n, key_path(key));
+}
+
+std::vector<Section> Section::list(const std::string& key, bool required) {
+  YAML::Node n = get(key);
+  std::vector<Section> out;
+  if (absent(n)) {
+    if (required) fail(key, "required list is missing");
+    return out;
+  }
+  if (!n.IsSequence()) fail(key, "expected a list");
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    if (!n[i].IsMap()) fail(key, fmt::format("item {} must be a map of keys", i));
+    out.emplace_back(doc_, n[i], fmt::format("{}[{}]", key_path(key), i));
+  }
+  return out;
+}
+
+std::vector<std::string> Section::strings(const std::string& key, const std::vector<std::string>& dflt) {
+  YAML::Node n = get(key);
+  if (absent(n)) return dflt;
+  std::vector<std::string> out;
+  if (n.IsScalar()) {
+    out.push_back(n.Scalar());
+    return out;
+  }
+  if (!n.IsSequence()) fail(key, "expected a list of values");
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    if (!n[i].IsScalar()) fail(key, fmt::format("item {} must be a single value", i));
+    out.push_back(n[i].Scalar());
+  }
+  return out;
+}
+
+std::vector<std::string> Section::assignments(const std::string& key) {
+  YAML::Node n = get(key);
+  std::vector<std::string> out;
+  if (absent(n)) return out;
+  if (!n.IsMap()) fail(key, "expected a map of key.path: value");
+  for (auto it = n.begin(); it != n.end(); ++it) {
+    std::string v;
+    if (it->second.IsScalar()) {
+      v = it->second.Scalar();
+    } else {
+      YAML::Emitter e;
+      e << YAML::Flow << it->second;
+      v = e.c_str();
+    }
+    out.push_back(it->first.Scalar() + "=" + v);
+  }
+  return out;
+}
+
+#define FABRICSIM_UNIT_GETTER(ret, name, parser)              \
+  ret Section::name(const std::string& key, ret dflt) {       \
+    YAML::Node n = get(key);                                  \
+    if (absent(n)) return dflt;                                      \
+    try {                                                     \
+      return parser(scalar(key, n));                          \
+    } catch (const UnitError& e) {                            \
+      fail(key, e.what());                                    \
+    }                                                         \
+  }
+
+FABRICSIM_UNIT_GETTER(std::uint64_t, time_ps, parse_time_ps)
+FABRICSIM_UNIT_GETTER(double, rate_bps, parse_rate_bps)
+FABRICSIM_UNIT_GETTER(std::uint64_t, bytes, parse_bytes)
+FABRICSIM_UNIT_GETTER(double, fraction, parse_fraction)
+#undef FABRICSIM_UNIT_GETTER
+
+std::uint64_t Section::required_time_ps(const std::string& key) {
+  if (!has(key)) fail(key, "required value is missing");
+  return time_ps(key, 0);
+}
+
+double Section::probability(const std::string& key, double dflt) {
+  const double v = number(key, dflt, -1e300, 1e300);
+  if (v < 0.0 || v > 1.0) fail(key, fmt::format("probability must lie in [0, 1], got {}", v));
+  return v;
+}
+
+double Section::number(const std::string& key, double dflt, double lo, double hi) {
+  YAML::Node n = get(key);
+  if (absent(n)) return dflt;
+  double v;
+  try {
+    v = parse_number(scalar(key, n));
+  } catch (const UnitError& e) {
+    fail(key, e.what());
+  }
+  if (v < lo || v > hi) fail(key, fmt::format("value {} outside [{}, {}]", v, lo, hi));
+  return v;
+}
+
+std::uint64_t Section::integer(const std::string& key, std::uint64_t dflt, std::uint64_t lo, std::uint64_t hi) {
+  YAML::Node n = get(key);
+  if (absent(n)) return dflt;
+  const std::string s = scalar(key, n);
+  std::size_t pos = 0;
+  unsigned long long v = 0;
+  bool ok = !s.empty() && s[0] != '-' && s[0] != '+';
+  if (ok) {
+    try {
+      v = std::stoull(s, &pos, 10);
+    } catch (...) {
+      ok = false;
+    }
+  }
+  if (!ok || pos != s.size()) fail(key, fmt::format("expected a whole number >= 0, got '{}'", s));
+  if (v < lo || v > hi) fail(key, fmt::format("value {} outside [{}, {}]", v, lo, hi));
+  return v;
+}
+
+bool Section::boolean(const std::string& key, bool dflt) {
+  YAML::Node n = get(key);
+  if (absent(n)) return dflt;
+  const std::string s = scalar(key, n);
+  if (s == "true" || s == "yes" || s == "on") return true;
+  if (s == "false" || s == "no" || s == "off") return false;
+  fail(key, fmt::format("expected true or false, got '{}'", s));
+}
+
+std::string Section::string(const std::string& key, const std::string& dflt) {
+  YAML::Node n = get(key);
+  if (absent(n)) return dflt;
+  return scalar(key, n);
+}
+
+std::string Section::required_string(const std::string& key) {
+  YAML::Node n = get(key);
+  if (absent(n)) fail(key, "required value is missing");
+  return scalar(key, n);
+}
+
+std::string Section::choice(const std::string& key, const std::string& dflt, const std::vector<std::string>& options) {
+  const std::string v = string(key, dflt);
+  for (const auto& o : options)
+    if (o == v) return v;
+  std::string all;
+  for (const auto& o : options) all += (all.empty() ? "" : ", ") + o;
+  fail(key, fmt::format("'{}' is not one of: {}", v, all));
+}
+
+void Section::finish() const {
+  if (!node_.IsMap()) return;
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    const std::string k = it->first.Scalar();
+    if (!used_.count(k)) {
+      const std::string kp = key_path(k);
+      if (doc_->overridden.count(kp)) throw ConfigError(fmt::format("--set {}: unknown key", kp));
+      throw ConfigError(fmt::format("{}: key '{}': unknown key", where(doc_->file, it->first.Mark()), kp));
+    }
+  }
+}
+
+}  // namespace fabricsim::config

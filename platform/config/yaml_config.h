@@ -1,0 +1,96 @@
+#pragma once
+// Strict YAML access: every read names its key, every unread key is an error,
+// every error names file, line, column and the full key path
+// (platform.md §5: "clear errors").
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fabricsim::config {
+
+/// A configuration error; what() is one line:
+/// "FILE:LINE:COL: key 'a.b.c': MESSAGE" (or "--set a.b.c: MESSAGE" for
+/// values that came from the command line).
+struct ConfigError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// A loaded YAML document plus where it came from.
+struct Document {
+  std::string file;
+  YAML::Node root;
+  std::set<std::string> overridden;  ///< key paths set by --set
+};
+
+/// Load a YAML file. Throws ConfigError for a missing file or a syntax error
+/// (with line and column).
+Document load_document(const std::string& path);
+
+/// Apply "key.path=value" overrides (from --set). The value is parsed as a
+/// YAML scalar, list or map. Throws ConfigError for a malformed assignment or
+/// a path that runs through a non-map node.
+void apply_overrides(Document& doc, const std::vector<std::string>& assignments);
+
+/// One map in a document, with the keys read from it tracked so that
+/// finish() can reject unknown keys.
+class Section {
+ public:
+  Section(std::shared_ptr<const Document> doc, YAML::Node node, std::string path);
+
+  bool has(const std::string& key) const;
+  /// Required / optional child map. A missing required key, or a present
+  /// key that is not a map, is a ConfigError.
+  Section child(const std::string& key);
+  Section child_or_empty(const std::string& key);
+  /// Items of a list of maps (empty if the key is absent, unless required).
+  std::vector<Section> list(const std::string& key, bool required = false);
+  /// A list of scalars as strings.
+  std::vector<std::string> strings(const std::string& key, const std::vector<std::string>& dflt);
+
+  /// A map of `key.path: value` entries as "key.path=value" strings (study
+  /// overrides); values that are lists or maps are written in YAML flow style.
+  std::vector<std::string> assignments(const std::string& key);
+
+  // Typed getters; `required_` variants throw if the key is absent.
+  std::uint64_t time_ps(const std::string& key, std::uint64_t dflt);
+  std::uint64_t required_time_ps(const std::string& key);
+  double rate_bps(const std::string& key, double dflt);
+  std::uint64_t bytes(const std::string& key, std::uint64_t dflt);
+  double fraction(const std::string& key, double dflt);  ///< "2.5%" or 0.025, in [0,1]
+  double probability(const std::string& key, double dflt);  ///< plain number in [0,1]
+  double number(const std::string& key, double dflt, double lo, double hi);
+  std::uint64_t integer(const std::string& key, std::uint64_t dflt, std::uint64_t lo, std::uint64_t hi);
+  bool boolean(const std::string& key, bool dflt);
+  std::string string(const std::string& key, const std::string& dflt);
+  std::string required_string(const std::string& key);
+  /// One of `options`; anything else is an error listing them.
+  std::string choice(const std::string& key, const std::string& dflt, const std::vector<std::string>& options);
+
+  /// Throws ConfigError naming the first key of this map that no getter read.
+  void finish() const;
+
+  /// Error at `key` of this section (or at the section itself if key empty).
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const;
+  const std::string& path() const { return path_; }
+  const std::string& file() const { return doc_->file; }
+
+ private:
+  YAML::Node get(const std::string& key);  // marks used; null node if absent
+  std::string scalar(const std::string& key, const YAML::Node& n);
+  std::string key_path(const std::string& key) const;
+
+  std::shared_ptr<const Document> doc_;
+  YAML::Node node_;
+  std::string path_;
+  std::set<std::string> used_;
+};
+
+/// Root section of a document.
+Section root_section(std::shared_ptr<const Document> doc);
+
+}  // namespace fabricsim::config

@@ -1,0 +1,126 @@
+#include "platform/sim/link_experiment.h"
+
+#include <systemc>
+#include <tlm>
+
+#include <algorithm>
+#include <memory>
+
+#include "models/link/ualink_port.h"
+#include "models/traffic/flit_sink.h"
+#include "models/traffic/flit_source.h"
+#include "platform/stats/summary.h"
+
+namespace fabricsim::sim {
+
+std::uint64_t default_deadline_ps(const config::LinkExperimentConfig& c) {
+  return c.traffic.start_ps + 100 * c.traffic.flits * c.traffic.period_ps + 1000000000ULL;
+}
+
+namespace {
+struct link_pair_top : sc_core::sc_module {
+  models::flit_source source;
+  models::ualink_port port;
+  models::flit_sink sink;
+  link_pair_top(const sc_core::sc_module_name& n, const config::LinkExperimentConfig& c, std::uint64_t deadline)
+      : sc_module(n),
+        source("source", c.link.flit_bytes, c.traffic.flits, c.traffic.period_ps, c.traffic.start_ps,
+               c.traffic.message_flits),
+        port("port", c.link, c.seed, c.link_id, deadline),
+        sink("sink", c.link.flit_bytes) {
+    source.out.bind(port.in);
+    port.out.bind(sink.in);
+  }
+};
+}  // namespace
+
+LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c) {
+  LinkRunResult r;
+  const std::uint64_t deadline = c.deadline_ps ? c.deadline_ps : default_deadline_ps(c);
+  tlm::tlm_global_quantum::instance().set(sc_core::sc_time(1, sc_core::SC_US));
+  auto top = std::make_unique<link_pair_top>("link_pair", c, deadline);
+  try {
+    sc_core::sc_start();
+  } catch (const sc_core::sc_report& e) {
+    r.ok = false;
+    r.diagnosis = e.what();
+    return r;
+  }
+  const auto& eng = top->port.engine();
+  const auto& st = eng.stats();
+  const auto& dl = top->sink.delivery_ps();
+  const auto status = eng.status();
+  if (status != link::LinkEngine::Status::done && status != link::LinkEngine::Status::link_down) {
+    r.ok = false;
+    r.diagnosis = top->port.diagnosis();
+    return r;
+  }
+  r.ok = true;
+  LinkMetrics& m = r.metrics;
+  m.delivered_flits = dl.size();
+  if (!dl.empty()) {
+    const double first_arrival = static_cast<double>(c.traffic.start_ps);
+    const double span_ps = static_cast<double>(dl.back()) - first_arrival;
+    m.goodput_gbps = span_ps > 0 ? static_cast<double>(dl.size()) * c.link.flit_bytes * 8.0 / span_ps * 1e3 : 0.0;
+    std::vector<double> lat(dl.size());
+    for (std::size_t i = 0; i < dl.size(); ++i)
+      lat[i] = (static_cast<double>(dl[i]) - static_cast<double>(c.traffic.start_ps + i * c.traffic.period_ps)) / 1e6;
+    m.p99_us = stats::percentile_nearest_rank(std::move(lat), 99.0);
+  }
+  m.replayed_flits = eng.replayed_flits();
+  m.fec_bytes = st.fec_bytes;
+  m.control_bytes = st.control_bytes;
+  m.terminal_failures = st.terminal_failures;
+  m.first_attempt_errors = st.first_attempt_errors;
+
+  auto& j = r.json;
+  j["fabricsim"] = "0.1.0";
+  j["status"] = link::to_string(status);
+  j["config"] = config::to_json(c);
+  j["metrics"] = {{"goodput_gbps", m.goodput_gbps},     {"p99_us", m.p99_us},
+                  {"replayed_flits", m.replayed_flits}, {"fec_bytes", m.fec_bytes},
+                  {"control_bytes", m.control_bytes},   {"terminal_failures", m.terminal_failures},
+                  {"first_attempt_errors", m.first_attempt_errors}, {"delivered_flits", m.delivered_flits}};
+  nlohmann::ordered_json residency;
+  for (std::size_t k = 0; k < c.link.fec_menu.size(); ++k)
+    residency[c.link.fec_menu[k].name] = st.profile_transmissions[k];
+  j["link"] = {{"module", top->port.name()},
+               {"offered", st.offered},
+               {"transmissions", st.transmissions},
+               {"first_transmissions", st.first_transmissions},
+               {"retransmissions", st.retransmissions},
+               {"replay_scheduled", st.replay_scheduled},
+               {"stale_copies", st.stale_copies},
+               {"mean_exposed_suffix_flits",
+                st.requests_served ? static_cast<double>(st.replay_scheduled) / st.requests_served : 0.0},
+               {"raw_errors", st.raw_errors},
+               {"residual_errors", st.residual_errors},
+               {"duplicates_dropped", st.duplicates_dropped},
+               {"out_of_order_dropped", st.out_of_order_dropped},
+               {"requests_generated", st.requests_generated},
+               {"request_copies_received", st.request_copies_received},
+               {"requests_served", st.requests_served},
+               {"requests_ignored", st.requests_ignored},
+               {"control_flits", st.control_flits},
+               {"acks_coalesced", st.acks_coalesced},
+               {"profile_transmissions", residency},
+               {"profile_switches", st.profile_switches},
+               {"admission_stall_window_ns", st.admission_stall_window_ps / 1e3},
+               {"admission_stall_replay_ns", st.admission_stall_replay_ps / 1e3},
+               {"max_occupancy", st.max_occupancy}};
+  if (status == link::LinkEngine::Status::link_down) j["link"]["diagnosis"] = top->port.diagnosis();
+  const auto& ch = eng.channel();
+  j["channel"] = {{"steps", ch.steps_generated()},
+                  {"p_good_to_bad", ch.params().a},
+                  {"p_bad_to_good", ch.params().b},
+                  {"p_good_to_bad_estimate", ch.estimate_a()},
+                  {"p_bad_to_good_estimate", ch.estimate_b()}};
+  j["sink"] = {{"module", top->sink.name()},
+               {"received", top->sink.received()},
+               {"order_violations", top->sink.order_violations()},
+               {"data_errors", top->sink.data_errors()},
+               {"missing", c.traffic.flits - std::min<std::uint64_t>(c.traffic.flits, top->sink.received())}};
+  return r;
+}
+
+}  // namespace fabricsim::sim

@@ -1,0 +1,40 @@
+#pragma once
+// The two-endpoint link experiment: flit_source -> ualink_port -> flit_sink,
+// elaborated once per process (SystemC cannot elaborate twice).
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "platform/config/link_config.h"
+
+namespace fabricsim::sim {
+
+/// Headline metrics of one run (link-layer.md §6). Units in the names.
+struct LinkMetrics {
+  double goodput_gbps = 0;          ///< payload bits delivered in order / (last delivery - first arrival)
+  double p99_us = 0;                ///< nearest-rank 99th percentile of delivery - arrival
+  std::uint64_t replayed_flits = 0; ///< per link.semantics.replayed_count
+  std::uint64_t fec_bytes = 0;      ///< parity bytes on the forward wire
+  std::uint64_t control_bytes = 0;  ///< reverse control flits x control flit size
+  std::uint64_t terminal_failures = 0;
+  std::uint64_t first_attempt_errors = 0;
+  std::uint64_t delivered_flits = 0;
+};
+
+/// Outcome of a run: ok (every flit delivered, or the link went down on the
+/// retry limit, which is a result) or not (deadlock, deadline, SystemC error:
+/// `diagnosis` names module, sequence numbers and state).
+struct LinkRunResult {
+  bool ok = false;
+  std::string diagnosis;
+  LinkMetrics metrics;
+  nlohmann::ordered_json json;  ///< result.json content: config echo + metrics + statistics
+};
+
+/// Elaborate and simulate one link-pair experiment. Call at most once per process.
+LinkRunResult run_link_experiment(const config::LinkExperimentConfig& cfg);
+
+/// Default watchdog: 100 x the offered stream's duration + 1 ms of simulated time.
+std::uint64_t default_deadline_ps(const config::LinkExperimentConfig& cfg);
+
+}  // namespace fabricsim::sim

@@ -1,0 +1,292 @@
+#include "platform/sim/sweep.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "models/link/core/policy.h"
+#include "platform/config/link_config.h"
+#include "platform/config/yaml_config.h"
+#include "platform/stats/summary.h"
+
+extern char** environ;
+
+namespace fabricsim::sim {
+
+namespace fs = std::filesystem;
+
+Study load_study(const std::string& path) {
+  auto doc = std::make_shared<config::Document>(config::load_document(path));
+  Study st;
+  st.file = path;
+  config::Section root = config::root_section(doc);
+  config::Section s = root.child("study");
+  st.name = s.required_string("name");
+  const std::string fabric = s.required_string("fabric");
+  st.fabric = (fs::path(path).parent_path() / fabric).lexically_normal().string();
+  if (!fs::exists(st.fabric)) s.fail("fabric", fmt::format("fabric file '{}' not found", st.fabric));
+  st.policies = s.strings("policies", {"preface"});
+  if (st.policies.empty()) s.fail("policies", "at least one policy is required");
+  for (const auto& p : st.policies) {
+    const auto& names = link::policy_names();
+    if (std::find(names.begin(), names.end(), p) == names.end())
+      s.fail("policies", fmt::format("unknown policy '{}'", p));
+  }
+  std::set<std::string> uniq(st.policies.begin(), st.policies.end());
+  if (uniq.size() != st.policies.size()) s.fail("policies", "a policy is listed twice");
+  config::Section seeds = s.child("seeds");
+  const std::uint64_t first = seeds.integer("first", 1, 0, ~0ULL >> 1);
+  const std::uint64_t count = seeds.integer("count", 1, 1, 100000);
+  seeds.finish();
+  for (std::uint64_t i = 0; i < count; ++i) st.seeds.push_back(first + i);
+
+  st.common = s.assignments("set");
+  std::set<std::string> names;
+  for (auto& v : s.list("variants")) {
+    StudyVariant sv;
+    sv.name = v.required_string("name");
+    if (!names.insert(sv.name).second) v.fail("name", fmt::format("variant '{}' is listed twice", sv.name));
+    v.string("description", "");
+    sv.assignments = v.assignments("set");
+    v.finish();
+    st.variants.push_back(sv);
+  }
+  s.finish();
+  root.finish();
+
+  // Validate the fabric under every variant and policy before anything runs.
+  std::vector<StudyVariant> vs = st.variants.empty() ? std::vector<StudyVariant>{{"", {}}} : st.variants;
+  for (const auto& v : vs) {
+    for (const auto& p : st.policies) {
+      auto fdoc = std::make_shared<config::Document>(config::load_document(st.fabric));
+      std::vector<std::string> a = st.common;
+      a.insert(a.end(), v.assignments.begin(), v.assignments.end());
+      a.push_back("link.policy.name=" + p);
+      config::apply_overrides(*fdoc, a);
+      try {
+        config::parse_link_experiment(config::root_section(fdoc));
+      } catch (const config::ConfigError& e) {
+        throw config::ConfigError(std::string(e.what()) + (v.name.empty() ? "" : " (variant '" + v.name + "')") +
+                                  " [study " + path + "]");
+      }
+    }
+  }
+  return st;
+}
+
+namespace {
+
+struct Point {
+  std::string variant;
+  std::string policy;
+  std::uint64_t seed;
+  std::string dir;
+  std::vector<std::string> args;
+};
+
+std::string join_args(const std::vector<std::string>& a) {
+  std::string s;
+  for (const auto& x : a) s += x + "\n";
+  return s;
+}
+
+bool read_file(const fs::path& p, std::string& out) {
+  std::ifstream f(p);
+  if (!f) return false;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+void write_atomic(const fs::path& p, const std::string& content) {
+  const fs::path tmp = p.string() + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f << content;
+    if (!f) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  fs::rename(tmp, p);
+}
+
+pid_t spawn_point(const std::string& exe, const Point& pt) {
+  std::vector<std::string> argv{exe};
+  argv.insert(argv.end(), pt.args.begin(), pt.args.end());
+  std::vector<char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  const std::string log = (fs::path(pt.dir) / "run.log").string();
+  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, cargv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) throw std::runtime_error(fmt::format("cannot start {}: {}", exe, std::strerror(rc)));
+  return pid;
+}
+
+std::string fmt_num(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
+
+}  // namespace
+
+int run_sweep(const Study& st, const SweepOptions& opt) {
+  const fs::path out(opt.out_dir);
+  std::vector<StudyVariant> vs = st.variants.empty() ? std::vector<StudyVariant>{{"", {}}} : st.variants;
+  std::vector<Point> points;
+  for (const auto& v : vs)
+    for (const auto& p : st.policies)
+      for (auto s : st.seeds) {
+        Point pt{v.name, p, s, "", {}};
+        fs::path d = out / "points";
+        if (!v.name.empty()) d /= v.name;
+        d /= p;
+        d /= fmt::format("s{}", s);
+        pt.dir = d.string();
+        pt.args = {"run", st.fabric, "--seed", std::to_string(s), "--policy", p, "--quiet", "--out", pt.dir};
+        for (const auto& a : st.common) pt.args.insert(pt.args.end(), {"--set", a});
+        for (const auto& a : v.assignments) pt.args.insert(pt.args.end(), {"--set", a});
+        points.push_back(pt);
+      }
+
+  // Resumable: reuse a point whose result.json was made with the same arguments.
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    std::string prev;
+    const fs::path d(points[i].dir);
+    if (fs::exists(d / "result.json") && read_file(d / "args.txt", prev) && prev == join_args(points[i].args)) continue;
+    todo.push_back(i);
+  }
+
+  const bool tty = opt.progress && isatty(2);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::size_t done = points.size() - todo.size(), next = 0, failed = 0;
+  std::map<pid_t, std::size_t> running;
+  std::string first_failure;
+  auto progress = [&]() {
+    if (!tty) return;
+    const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::fprintf(stderr, "\r[sweep %s] %zu/%zu points, %u jobs, %.0fs elapsed ", st.name.c_str(), done,
+                 points.size(), opt.jobs, el);
+    std::fflush(stderr);
+  };
+  progress();
+  while (next < todo.size() || !running.empty()) {
+    while (failed == 0 && next < todo.size() && running.size() < opt.jobs) {
+      const Point& pt = points[todo[next]];
+      fs::create_directories(pt.dir);
+      fs::remove(fs::path(pt.dir) / "result.json");
+      write_atomic(fs::path(pt.dir) / "args.txt", join_args(pt.args));
+      running[spawn_point(opt.self_exe, pt)] = todo[next];
+      ++next;
+    }
+    if (running.empty()) break;
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) break;
+    auto it = running.find(pid);
+    if (it == running.end()) continue;
+    const Point& pt = points[it->second];
+    running.erase(it);
+    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+      ++failed;
+      if (first_failure.empty()) {
+        std::string log;
+        read_file(fs::path(pt.dir) / "run.log", log);
+        first_failure = fmt::format("point {}{}/s{} failed (exit {}): {}", pt.variant.empty() ? "" : pt.variant + "/",
+                                    pt.policy, pt.seed, WIFEXITED(status) ? WEXITSTATUS(status) : -1, log);
+      }
+    }
+    ++done;
+    progress();
+  }
+  if (tty) std::fprintf(stderr, "\n");
+  if (failed) {
+    std::cerr << "error: " << first_failure << (first_failure.empty() || first_failure.back() != '\n' ? "\n" : "");
+    std::cerr << fmt::format("error: {} point(s) failed; results.csv and summary.json not written\n", failed);
+    return 3;
+  }
+
+  // Collect.
+  const std::vector<std::string> metric_names{"goodput_gbps",    "p99_us",           "replayed_flits",
+                                              "fec_bytes",       "control_bytes",    "terminal_failures",
+                                              "first_attempt_errors", "delivered_flits"};
+  std::ostringstream csv;
+  if (st.has_variants()) csv << "variant,";
+  csv << "policy,seed,goodput_gbps,p99_us,replayed_flits,fec_bytes,control_bytes,terminal_failures,"
+         "first_attempt_errors,delivered_flits\n";
+  std::map<std::string, std::vector<stats::Sample>> by_variant;
+  nlohmann::ordered_json estimates = nlohmann::ordered_json::array();
+  for (const auto& pt : points) {
+    std::string text;
+    if (!read_file(fs::path(pt.dir) / "result.json", text)) {
+      std::cerr << "error: missing " << pt.dir << "/result.json\n";
+      return 3;
+    }
+    const auto j = nlohmann::json::parse(text);
+    const auto& m = j.at("metrics");
+    if (st.has_variants()) csv << pt.variant << ",";
+    csv << pt.policy << "," << pt.seed << "," << fmt_num(m.at("goodput_gbps").get<double>(), 4) << ","
+        << fmt_num(m.at("p99_us").get<double>(), 4) << "," << m.at("replayed_flits").get<std::uint64_t>() << ","
+        << m.at("fec_bytes").get<std::uint64_t>() << "," << m.at("control_bytes").get<std::uint64_t>() << ","
+        << m.at("terminal_failures").get<std::uint64_t>() << ","
+        << m.at("first_attempt_errors").get<std::uint64_t>() << "," << m.at("delivered_flits").get<std::uint64_t>()
+        << "\n";
+    stats::Sample s{pt.policy, pt.seed, {}};
+    for (const auto& k : metric_names) s.metrics[k] = m.at(k).get<double>();
+    by_variant[pt.variant].push_back(s);
+    const auto& ch = j.at("channel");
+    nlohmann::ordered_json e;
+    if (st.has_variants()) e["variant"] = pt.variant;
+    e["policy"] = pt.policy;
+    e["seed"] = pt.seed;
+    e["steps"] = ch.at("steps");
+    e["p_good_to_bad_estimate"] = ch.at("p_good_to_bad_estimate");
+    e["p_bad_to_good_estimate"] = ch.at("p_bad_to_good_estimate");
+    e["order_violations"] = j.at("sink").at("order_violations");
+    e["missing"] = j.at("sink").at("missing");
+    estimates.push_back(e);
+  }
+  nlohmann::ordered_json summary;
+  summary["study"] = st.name;
+  summary["fabric"] = st.fabric;
+  summary["points"] = points.size();
+  summary["ci"] = "per-group means: Student t 95 %; paired deltas (a - b, paired by seed): normal approximation 95 %";
+  if (st.has_variants()) {
+    for (const auto& v : vs) {
+      nlohmann::ordered_json vj;
+      vj["name"] = v.name;
+      vj["set"] = v.assignments;
+      auto s = stats::summarize(by_variant[v.name], metric_names, st.policies);
+      vj["groups"] = s["groups"];
+      vj["paired_deltas"] = s["paired_deltas"];
+      summary["variants"].push_back(vj);
+    }
+  } else {
+    auto s = stats::summarize(by_variant[""], metric_names, st.policies);
+    summary["groups"] = s["groups"];
+    summary["paired_deltas"] = s["paired_deltas"];
+  }
+  summary["channel_estimates"] = estimates;
+  write_atomic(out / "results.csv", csv.str());
+  write_atomic(out / "summary.json", summary.dump(2) + "\n");
+  return 0;
+}
+
+}  // namespace fabricsim::sim

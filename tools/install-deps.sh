@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Install fabricsim's build and test dependencies from Debian 12 packages.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+  build-essential cmake pkg-config \
+  libsystemc-dev libyaml-cpp-dev libfmt-dev nlohmann-json3-dev libcli11-dev \
+  libboost-dev libboost-graph-dev libboost-math-dev \
+  libgtest-dev libgmock-dev \
+  python3 python3-matplotlib >/dev/null
