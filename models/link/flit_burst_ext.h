@@ -31,4 +31,19 @@ struct flit_burst_ext : tlm::tlm_extension<flit_burst_ext> {
   }
 };
 
+/// Scope guard: attaches a caller-owned (stack) extension to a payload and
+/// detaches it on every exit path, so an exception thrown through the
+/// transport (SC_REPORT_ERROR) never lets the payload's destructor free it.
+class extension_guard {
+ public:
+  extension_guard(tlm::tlm_generic_payload& tx, flit_burst_ext& ext) : tx_(tx), ext_(ext) { tx_.set_extension(&ext_); }
+  ~extension_guard() { tx_.clear_extension(&ext_); }
+  extension_guard(const extension_guard&) = delete;
+  extension_guard& operator=(const extension_guard&) = delete;
+
+ private:
+  tlm::tlm_generic_payload& tx_;
+  flit_burst_ext& ext_;
+};
+
 }  // namespace fabricsim::models

@@ -74,10 +74,11 @@ void ualink_port::forward_delivered() {
   tx.set_byte_enable_ptr(nullptr);
   tx.set_dmi_allowed(false);
   tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  tx.set_extension(&ext);
   sc_core::sc_time d = sc_core::SC_ZERO_TIME;
-  out->b_transport(tx, d);
-  tx.clear_extension(&ext);
+  {
+    extension_guard guard(tx, ext);
+    out->b_transport(tx, d);
+  }
   if (tx.is_response_error()) SC_REPORT_ERROR("fabricsim/ualink_port", (diagnosis() + ": far endpoint refused a delivery").c_str());
   data_.erase(data_.begin(), data_.begin() + static_cast<std::ptrdiff_t>(n * flit_bytes_));
   data_first_seq_ += n;

@@ -53,9 +53,10 @@ void flit_source::run() {
     tx.set_byte_enable_ptr(nullptr);
     tx.set_dmi_allowed(false);
     tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    tx.set_extension(&ext);
-    out->b_transport(tx, delay);
-    tx.clear_extension(&ext);
+    {
+      extension_guard guard(tx, ext);
+      out->b_transport(tx, delay);
+    }
     if (tx.is_response_error()) {
       failed_ = true;
       SC_REPORT_ERROR("fabricsim/flit_source", (std::string(name()) + ": port refused a burst").c_str());

@@ -62,8 +62,8 @@ std::size_t select_profile(const GeParams& model, const FecMenu& menu, double la
 /// docs/models/link.md explains the calibration).
 struct PostDecodeParams {
   double ewma_alpha = 0.125;   ///< weight of the newest decode outcome
-  double raise_above = 0.05;   ///< step one profile stronger when EWMA > this
-  double lower_below = 0.01;   ///< step one profile weaker when EWMA < this (hysteresis)
+  double raise_above = 0.3;    ///< step one profile stronger when EWMA > this
+  double lower_below = 0.02;   ///< step one profile weaker when EWMA < this (hysteresis)
 };
 
 /// Policy parameters shared by the factory.
@@ -119,6 +119,8 @@ class PrefacePolicy : public FecPolicy {
  private:
   void decide();
   FecMenu menu_;
+  // r_k(q) = (1-q) g_k + q b_k with g_k, b_k precomputed from Eq. 5.
+  std::vector<double> good_coef_, bad_coef_;
   PolicyParams p_;
   bool cap_;
   PrefaceFilter filter_;

@@ -1,7 +1,7 @@
 #pragma once
 // TxReplay: the transmitter's retained-flit buffer (link-layer.md §1).
 #include <cstdint>
-#include <deque>
+#include <vector>
 
 namespace fabricsim::link {
 
@@ -18,7 +18,8 @@ class TxReplay {
 
   /// Admit a new payload flit; returns its sequence number.
   std::uint64_t admit() {
-    attempts_.push_back(0);
+    if (occupancy() == ring_.size()) grow();
+    ring_[next_ & mask_] = 0;
     return next_++;
   }
 
@@ -29,7 +30,6 @@ class TxReplay {
     if (cum > next_) cum = next_;
     if (cum <= oldest_) return 0;
     const std::uint64_t n = cum - oldest_;
-    attempts_.erase(attempts_.begin(), attempts_.begin() + static_cast<std::ptrdiff_t>(n));
     oldest_ = cum;
     return n;
   }
@@ -41,14 +41,14 @@ class TxReplay {
   static constexpr std::uint32_t kRetryExceeded = 0xffffffffu;
   std::uint32_t record_attempt(std::uint64_t seq) {
     if (!retained(seq)) return 0;
-    auto& a = attempts_[static_cast<std::size_t>(seq - oldest_)];
+    auto& a = ring_[seq & mask_];
     if (a >= retry_limit_) return kRetryExceeded;
     return ++a;
   }
 
   /// Attempts made so far for a retained entry (0 if not retained).
   std::uint32_t attempts(std::uint64_t seq) const {
-    return retained(seq) ? attempts_[static_cast<std::size_t>(seq - oldest_)] : 0;
+    return retained(seq) ? ring_[seq & mask_] : 0;
   }
   bool retained(std::uint64_t seq) const { return seq >= oldest_ && seq < next_; }
   std::uint64_t oldest() const { return oldest_; }
@@ -60,7 +60,15 @@ class TxReplay {
   std::uint32_t retry_limit_;
   std::uint64_t oldest_ = 0;
   std::uint64_t next_ = 0;
-  std::deque<std::uint32_t> attempts_;
+  // Attempts per retained entry in a power-of-two ring indexed by seq & mask_.
+  void grow() {
+    std::vector<std::uint32_t> bigger(ring_.size() * 2);
+    for (std::uint64_t s = oldest_; s < next_; ++s) bigger[s & (bigger.size() - 1)] = ring_[s & mask_];
+    ring_.swap(bigger);
+    mask_ = ring_.size() - 1;
+  }
+  std::vector<std::uint32_t> ring_ = std::vector<std::uint32_t>(64);
+  std::uint64_t mask_ = 63;
 };
 
 }  // namespace fabricsim::link
