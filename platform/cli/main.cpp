@@ -70,10 +70,9 @@ struct RunArgs {
 
 config::LinkExperimentConfig load_link_fabric(const RunArgs& a) {
   auto doc = std::make_shared<config::Document>(config::load_document(a.fabric));
-  std::vector<std::string> sets = a.sets;
-  if (!a.policy.empty()) sets.push_back("link.policy.name=" + a.policy);
-  if (a.seed >= 0) sets.push_back("run.seed=" + std::to_string(a.seed));
-  config::apply_overrides(*doc, sets);
+  config::apply_overrides(*doc, a.sets);
+  if (!a.policy.empty()) config::apply_overrides(*doc, {"link.policy.name=" + a.policy}, "--policy");
+  if (a.seed >= 0) config::apply_overrides(*doc, {"run.seed=" + std::to_string(a.seed)}, "--seed");
   return config::parse_link_experiment(config::root_section(doc));
 }
 

@@ -9,6 +9,28 @@
 namespace fabricsim::config {
 
 namespace {
+// Error messages are one line: control characters from values are escaped.
+std::string one_line(std::string s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+// The command-line override that created `kp` or a map above it, if any.
+const std::string* override_of(const Document& d, const std::string& kp) {
+  auto it = d.overridden.find(kp);
+  if (it != d.overridden.end()) return &it->second;
+  // An unknown key inside a map that --set created: name the --set.
+  for (const auto& [path, who] : d.overridden)
+    if (path.size() > kp.size() && path.compare(0, kp.size(), kp) == 0 && path[kp.size()] == '.') return &who;
+  return nullptr;
+}
+
 bool absent(const YAML::Node& n) { return !n.IsDefined() || n.IsNull(); }
 
 std::string where(const std::string& file, const YAML::Mark& m) {
@@ -31,13 +53,16 @@ Document load_document(const std::string& path) {
   return d;
 }
 
-void apply_overrides(Document& doc, const std::vector<std::string>& assignments) {
+void apply_overrides(Document& doc, const std::vector<std::string>& assignments, const std::string& label) {
   for (const auto& a : assignments) {
     const auto eq = a.find('=');
     if (eq == std::string::npos || eq == 0)
       throw ConfigError(fmt::format("--set '{}': expected key.path=value", a));
     const std::string path = a.substr(0, eq);
     const std::string value = a.substr(eq + 1);
+    const std::string who = label.empty() ? "--set " + path : label;
+    if (value.find_first_not_of(" \t") == std::string::npos)
+      throw ConfigError(fmt::format("{}: empty value", who));
     std::vector<std::string> keys;
     std::size_t start = 0;
     while (true) {
@@ -52,7 +77,7 @@ void apply_overrides(Document& doc, const std::vector<std::string>& assignments)
     try {
       v = YAML::Load(value);
     } catch (const YAML::Exception& e) {
-      throw ConfigError(fmt::format("--set {}: cannot parse value '{}': {}", path, value, e.msg));
+      throw ConfigError(one_line(fmt::format("{}: cannot parse value '{}': {}", who, value, e.msg)));
     }
     // Walk down with node references (yaml-cpp nodes are handles).
     std::vector<YAML::Node> chain{doc.root};
@@ -63,12 +88,12 @@ void apply_overrides(Document& doc, const std::vector<std::string>& assignments)
         cur[keys[i]] = YAML::Node(YAML::NodeType::Map);
         next = cur[keys[i]];
       } else if (!next.IsMap()) {
-        throw ConfigError(fmt::format("--set {}: '{}' is not a map", path, keys[i]));
+        throw ConfigError(fmt::format("{}: '{}' is not a map", who, keys[i]));
       }
       chain.push_back(next);
     }
     chain.back()[keys.back()] = v;
-    doc.overridden.insert(path);
+    doc.overridden[path] = who;
   }
 }
 
@@ -88,7 +113,7 @@ std::string Section::key_path(const std::string& key) const {
 
 void Section::fail(const std::string& key, const std::string& message) const {
   const std::string kp = key_path(key);
-  if (doc_->overridden.count(kp)) throw ConfigError(fmt::format("--set {}: {}", kp, message));
+  if (const std::string* who = override_of(*doc_, kp)) throw ConfigError(one_line(fmt::format("{}: {}", *who, message)));
   YAML::Mark m = node_.Mark();
   if (!key.empty() && node_.IsMap()) {
     for (auto it = node_.begin(); it != node_.end(); ++it) {
@@ -99,7 +124,7 @@ void Section::fail(const std::string& key, const std::string& message) const {
       }
     }
   }
-  throw ConfigError(fmt::format("{}: key '{}': {}", where(doc_->file, m), kp, message));
+  throw ConfigError(one_line(fmt::format("{}: key '{}': {}", where(doc_->file, m), kp, message)));
 }
 
 bool Section::has(const std::string& key) const {
@@ -278,7 +303,7 @@ void Section::finish() const {
     const std::string k = it->first.Scalar();
     if (!used_.count(k)) {
       const std::string kp = key_path(k);
-      if (doc_->overridden.count(kp)) throw ConfigError(fmt::format("--set {}: unknown key", kp));
+      if (const std::string* who = override_of(*doc_, kp)) throw ConfigError(fmt::format("{}: unknown key '{}'", *who, kp));
       throw ConfigError(fmt::format("{}: key '{}': unknown key", where(doc_->file, it->first.Mark()), kp));
     }
   }

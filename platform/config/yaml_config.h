@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -24,7 +25,9 @@ struct ConfigError : std::runtime_error {
 struct Document {
   std::string file;
   YAML::Node root;
-  std::set<std::string> overridden;  ///< key paths set by --set
+  /// Key paths set from the command line -> how the user wrote them
+  /// ("--set a.b", "--policy"), for error messages.
+  std::map<std::string, std::string> overridden;
 };
 
 /// Load a YAML file. Throws ConfigError for a missing file or a syntax error
@@ -32,9 +35,10 @@ struct Document {
 Document load_document(const std::string& path);
 
 /// Apply "key.path=value" overrides (from --set). The value is parsed as a
-/// YAML scalar, list or map. Throws ConfigError for a malformed assignment or
-/// a path that runs through a non-map node.
-void apply_overrides(Document& doc, const std::vector<std::string>& assignments);
+/// YAML scalar, list or map. Throws ConfigError for a malformed assignment, an
+/// empty value, or a path that runs through a non-map node. `label`, if not
+/// empty, is how errors name these overrides (default "--set key.path").
+void apply_overrides(Document& doc, const std::vector<std::string>& assignments, const std::string& label = "");
 
 /// One map in a document, with the keys read from it tracked so that
 /// finish() can reject unknown keys.

@@ -148,6 +148,13 @@ std::string fmt_num(double v, int decimals) { return fmt::format("{:.{}f}", v, d
 
 int run_sweep(const Study& st, const SweepOptions& opt) {
   const fs::path out(opt.out_dir);
+  // A point is reused only if its arguments AND the fabric file's bytes are
+  // unchanged (FNV-1a 64 of the file).
+  std::string fabric_text;
+  read_file(st.fabric, fabric_text);
+  std::uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : fabric_text) h = (h ^ c) * 1099511628211ULL;
+  const std::string fabric_tag = fmt::format("fabric-fnv1a64 {:016x}\n", h);
   std::vector<StudyVariant> vs = st.variants.empty() ? std::vector<StudyVariant>{{"", {}}} : st.variants;
   std::vector<Point> points;
   for (const auto& v : vs)
@@ -170,7 +177,9 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
   for (std::size_t i = 0; i < points.size(); ++i) {
     std::string prev;
     const fs::path d(points[i].dir);
-    if (fs::exists(d / "result.json") && read_file(d / "args.txt", prev) && prev == join_args(points[i].args)) continue;
+    if (fs::exists(d / "result.json") && read_file(d / "args.txt", prev) &&
+        prev == join_args(points[i].args) + fabric_tag)
+      continue;
     todo.push_back(i);
   }
 
@@ -192,7 +201,7 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
       const Point& pt = points[todo[next]];
       fs::create_directories(pt.dir);
       fs::remove(fs::path(pt.dir) / "result.json");
-      write_atomic(fs::path(pt.dir) / "args.txt", join_args(pt.args));
+      write_atomic(fs::path(pt.dir) / "args.txt", join_args(pt.args) + fabric_tag);
       running[spawn_point(opt.self_exe, pt)] = todo[next];
       ++next;
     }

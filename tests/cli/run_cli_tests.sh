@@ -1,0 +1,383 @@
+#!/usr/bin/env bash
+# Command-line behaviour of fabricsim: bad input is rejected with exit status 2,
+# one `error: ...` line on stderr naming file, line and key path, and nothing
+# written; runs and sweeps are deterministic; sweeps resume.
+#
+#   bash tests/cli/run_cli_tests.sh <path-to-fabricsim> <repo-root>
+#
+# Prints `ok N - ...` / `not ok N - ...` (with `#` diagnostics) per check and
+# finally `P passed, F failed`; exits 1 if any check failed. Works from any
+# working directory; everything is written under a temporary directory that is
+# removed on exit. Fixture studies live in tests/cli/fixtures/; the bad fabric
+# files are derived from topologies/link-primary.yaml with sed at run time.
+set -u
+
+if [[ $# -lt 2 ]]; then
+  echo "usage: bash $0 <path-to-fabricsim> <repo-root>" >&2
+  exit 2
+fi
+
+abspath() {  # absolute path of an existing file, relative to the caller's cwd
+  local d b
+  d=$(cd "$(dirname -- "$1")" 2>/dev/null && pwd) || return 1
+  b=$(basename -- "$1")
+  echo "$d/$b"
+}
+
+BIN=$(abspath "$1") || { echo "error: cannot find fabricsim at '$1'" >&2; exit 2; }
+ROOT=$(cd "$2" 2>/dev/null && pwd) || { echo "error: cannot find repo root '$2'" >&2; exit 2; }
+[[ -x $BIN ]] || { echo "error: '$BIN' is not an executable" >&2; exit 2; }
+TOPO="$ROOT/topologies/link-primary.yaml"
+FIXTURES="$ROOT/tests/cli/fixtures"
+[[ -f $TOPO ]] || { echo "error: '$TOPO' not found" >&2; exit 2; }
+[[ -d $FIXTURES ]] || { echo "error: '$FIXTURES' not found" >&2; exit 2; }
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/fabricsim-cli.XXXXXX") || exit 2
+trap 'rm -rf -- "$TMP"' EXIT
+FX="$TMP/fixtures"   # generated fabric files
+WORK="$TMP/cwd"      # working directory for every invocation (must stay empty on bad input)
+RES="$TMP/results"   # --out directories
+mkdir -p "$FX" "$WORK" "$RES"
+OUT="$TMP/stdout"
+ERR="$TMP/stderr"
+TMO=120              # per-invocation safety net, seconds
+FLITS=2000
+
+# ---------------------------------------------------------------- harness ---
+n=0
+passed=0
+failed=0
+bad=0
+diag=""
+rc=0
+
+note() {  # record a failure reason for the current check
+  bad=1
+  diag+="# $*"$'\n'
+}
+
+check() {  # check "description" function [args...]
+  local desc=$1
+  shift
+  n=$((n + 1))
+  bad=0
+  diag=""
+  "$@"
+  if ((bad)); then
+    echo "not ok $n - $desc"
+    printf '%s' "$diag"
+    failed=$((failed + 1))
+  else
+    echo "ok $n - $desc"
+    passed=$((passed + 1))
+  fi
+}
+
+run_in() {  # run_in DIR ARGS...: run fabricsim from DIR; sets rc, fills $OUT / $ERR
+  local dir=$1
+  shift
+  (cd "$dir" && exec timeout "$TMO" "$BIN" "$@") >"$OUT" 2>"$ERR"
+  rc=$?
+  [[ $rc -ne 124 ]] || note "fabricsim $* timed out after ${TMO}s"
+}
+
+fs() { run_in "$WORK" "$@"; }
+
+show_output() {  # append the last invocation's stdout/stderr to the diagnostics
+  local l
+  while IFS= read -r l; do diag+="#   stderr: $l"$'\n'; done < <(head -n 20 "$ERR")
+  while IFS= read -r l; do diag+="#   stdout: $l"$'\n'; done < <(head -n 10 "$OUT")
+}
+
+# expect_bad_input OUTDIR PATTERN...: the last invocation was rejected as bad
+# input: exit 2, exactly one stderr line `error: ...` containing every PATTERN
+# (fixed strings), OUTDIR not created and nothing written in the cwd.
+expect_bad_input() {
+  local out=$1 p nl before=$bad
+  shift
+  [[ $rc -eq 2 ]] || note "exit status $rc, expected 2"
+  nl=$(wc -l <"$ERR")
+  [[ $nl -eq 1 ]] || note "stderr has $nl lines, expected exactly 1"
+  [[ $(head -c 7 "$ERR") == "error: " ]] || note "stderr does not start with 'error: '"
+  for p in "$@"; do
+    grep -qF -- "$p" "$ERR" || note "stderr does not contain '$p'"
+  done
+  [[ ! -e $out ]] || note "output directory $out was created"
+  if [[ -n $(ls -A "$WORK") ]]; then
+    note "files were created in the working directory: $(ls -A "$WORK" | tr '\n' ' ')"
+    rm -rf -- "${WORK:?}"/* "${WORK:?}"/.[!.]* 2>/dev/null
+  fi
+  ((bad == before)) || show_output
+}
+
+# derive NAME SED-SCRIPT MARKER-ERE: write $FX/NAME = link-primary.yaml edited
+# by SED-SCRIPT; set $line to the number of the single line matching
+# MARKER-ERE. Fails (and records why) if the edit did not apply.
+derive() {
+  local f="$FX/$1" lines
+  line=""
+  if ! sed -e "$2" "$TOPO" >"$f" || cmp -s "$f" "$TOPO"; then
+    note "fixture $1: sed '$2' did not change $TOPO (has the topology changed?)"
+    return 1
+  fi
+  lines=$(grep -n -E -- "$3" "$f" | cut -d: -f1)
+  if [[ -z $lines || $(wc -l <<<"$lines") -ne 1 ]]; then
+    note "fixture $1: expected exactly one line matching '$3', got '${lines//$'\n'/ }'"
+    return 1
+  fi
+  line=$lines
+}
+
+mtimes() {  # mtimes DIR: "mtime path" of every point result.json, sorted by path
+  # (points/POLICY/sSEED/result.json; points/VARIANT/POLICY/sSEED/... with variants)
+  (cd "$1" && find points -path '*/s[0-9]*/result.json' -printf '%T@ %p\n' | sort -k2)
+}
+
+# ------------------------------------------------------- bad fabric input ---
+
+t_unknown_key() {
+  local f="$FX/unknown-key.yaml" line out="$RES/t1"
+  derive unknown-key.yaml 's/^    error_bad: .*/&\n    error_badd: 0.6/' '^    error_badd: 0\.6$' || return
+  fs run "$f" --set traffic.flits=$FLITS --out "$out"
+  expect_bad_input "$out" "unknown-key.yaml" "$f:$line:" "link.channel.error_badd" "unknown key"
+}
+
+t_bad_unit() {
+  local f="$FX/bad-unit.yaml" line out="$RES/t2"
+  derive bad-unit.yaml 's|^  forward_rate: 400Gb/s|  forward_rate: 400Gbps|' '^  forward_rate: 400Gbps' || return
+  fs run "$f" --set traffic.flits=$FLITS --out "$out"
+  expect_bad_input "$out" "$f:$line:" "key 'link.forward_rate'" "Gbps"
+}
+
+t_bad_probability() {
+  local f="$FX/bad-probability.yaml" line out="$RES/t3"
+  derive bad-probability.yaml 's/^    error_bad: 0\.6/    error_bad: 1.5/' '^    error_bad: 1\.5' || return
+  fs run "$f" --set traffic.flits=$FLITS --out "$out"
+  expect_bad_input "$out" "$f:$line:" "key 'link.channel.error_bad'" "1.5"
+}
+
+t_negative_rate() {
+  local f="$FX/negative-rate.yaml" line out="$RES/t4"
+  derive negative-rate.yaml 's|^  reverse_rate: 400Gb/s|  reverse_rate: -400Gb/s|' '^  reverse_rate: -400Gb/s' || return
+  fs run "$f" --set traffic.flits=$FLITS --out "$out"
+  expect_bad_input "$out" "$f:$line:" "key 'link.reverse_rate'"
+}
+
+t_window_order() {
+  local f="$FX/window-order.yaml" line out="$RES/t5"
+  derive window-order.yaml 's/^  window_reduced: 8\b/  window_reduced: 20/' '^  window_reduced: 20' || return
+  fs run "$f" --set traffic.flits=$FLITS --out "$out"
+  expect_bad_input "$out" "$f:$line:" "key 'link.window_reduced'"
+}
+
+t_missing_file() {
+  local f="$TMP/no/such/dir/fabric.yaml" out="$RES/t6"
+  fs run "$f" --set traffic.flits=$FLITS --out "$out"
+  expect_bad_input "$out" "$f"
+}
+
+t_yaml_syntax() {
+  local f="$FX/syntax-error.yaml" line out="$RES/t7"
+  derive syntax-error.yaml 's|^  forward_rate: 400Gb/s|  forward_rate: 400Gb/s: oops|' '^  forward_rate: 400Gb/s: oops' || return
+  fs run "$f" --set traffic.flits=$FLITS --out "$out"
+  expect_bad_input "$out" "$f:$line:"
+}
+
+# ------------------------------------------------------- bad command line ---
+
+t_set_unknown() {
+  local out="$RES/t8"
+  fs run "$TOPO" --set traffic.flits=$FLITS --set link.bogus=1 --out "$out"
+  expect_bad_input "$out" "--set link.bogus" "unknown key"
+}
+
+t_set_bad_probability() {
+  local out="$RES/t9"
+  fs run "$TOPO" --set traffic.flits=$FLITS --set link.channel.error_bad=2 --out "$out"
+  expect_bad_input "$out" "--set link.channel.error_bad"
+}
+
+t_bad_policy() {
+  local out="$RES/t10"
+  fs run "$TOPO" --set traffic.flits=$FLITS --policy nonsense --out "$out"
+  expect_bad_input "$out" "nonsense" "policy"
+}
+
+t_bad_studies() {
+  local s line out
+  # unknown key in the study section
+  s="$FIXTURES/study-unknown-key.yaml"
+  out="$RES/t11a"
+  line=$(grep -n '^  repeats:' "$s" | cut -d: -f1)
+  fs sweep "$s" --jobs 2 --out "$out"
+  expect_bad_input "$out" "$s:$line:" "study.repeats" "unknown key"
+  # fabric file that does not exist (named relative to the study file)
+  s="$FIXTURES/study-missing-fabric.yaml"
+  out="$RES/t11b"
+  line=$(grep -n '^  fabric:' "$s" | cut -d: -f1)
+  fs sweep "$s" --jobs 2 --out "$out"
+  expect_bad_input "$out" "$s:$line:" "study.fabric" "no-such-fabric.yaml"
+  # unknown policy
+  s="$FIXTURES/study-unknown-policy.yaml"
+  out="$RES/t11c"
+  line=$(grep -n '^  policies:' "$s" | cut -d: -f1)
+  fs sweep "$s" --jobs 2 --out "$out"
+  expect_bad_input "$out" "$s:$line:" "study.policies" "nonsense"
+}
+
+# ------------------------------------------------------------ determinism ---
+
+t_run_determinism() {
+  local a="$RES/t12a" b="$RES/t12b" c="$RES/t12c" x
+  for x in "$a" "$b"; do
+    fs run "$TOPO" --seed 7 --set traffic.flits=$FLITS --quiet --out "$x"
+    [[ $rc -eq 0 ]] || { note "run --seed 7 --out $x: exit $rc"; show_output; return; }
+    [[ -s $x/result.json ]] || { note "$x/result.json missing or empty"; return; }
+  done
+  cmp -- "$a/result.json" "$b/result.json" >/dev/null ||
+    note "same fabric and seed gave different result.json: $(cmp -- "$a/result.json" "$b/result.json" 2>&1)"
+  fs run "$TOPO" --seed 8 --set traffic.flits=$FLITS --quiet --out "$c"
+  [[ $rc -eq 0 ]] || { note "run --seed 8: exit $rc"; show_output; return; }
+  if cmp -s -- "$a/result.json" "$c/result.json"; then
+    note "seeds 7 and 8 gave byte-identical result.json"
+  else
+    # More than the echoed seed must differ: the simulation itself depends on it.
+    python3 - "$a/result.json" "$c/result.json" <<'EOF' || note "seeds 7 and 8 differ only in config.seed"
+import json, sys
+a, c = (json.load(open(p)) for p in sys.argv[1:3])
+for d in (a, c):
+    d["config"].pop("seed", None)
+sys.exit(0 if a != c else 1)
+EOF
+  fi
+}
+
+SWEEP_STUDY="$FIXTURES/small-sweep.yaml"
+SW1="$RES/sweep1"
+SW2="$RES/sweep2"
+
+t_sweep_determinism() {
+  local x header lines
+  fs sweep "$SWEEP_STUDY" --jobs 2 --out "$SW1"
+  [[ $rc -eq 0 ]] || { note "sweep --jobs 2 --out $SW1: exit $rc"; show_output; return; }
+  fs sweep "$SWEEP_STUDY" --jobs 1 --out "$SW2"
+  [[ $rc -eq 0 ]] || { note "sweep --jobs 1 --out $SW2: exit $rc"; show_output; return; }
+  for x in results.csv summary.json; do
+    [[ -s $SW1/$x && -s $SW2/$x ]] || { note "$x missing in $SW1 or $SW2"; return; }
+    cmp -- "$SW1/$x" "$SW2/$x" >/dev/null || note "$x differs between the two sweeps: $(cmp -- "$SW1/$x" "$SW2/$x" 2>&1)"
+  done
+  header=$(head -n 1 "$SW1/results.csv")
+  [[ $header == "policy,seed,goodput_gbps,p99_us,replayed_flits,fec_bytes,control_bytes,terminal_failures,first_attempt_errors,delivered_flits" ]] ||
+    note "results.csv header is '$header'"
+  lines=$(wc -l <"$SW1/results.csv")
+  [[ $lines -eq 7 ]] || note "results.csv has $lines lines, expected 7 (header + 2 policies x 3 seeds)"
+  local why
+  why=$(python3 - "$SW1/summary.json" 2>&1 <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+g = s.get("groups")
+if not isinstance(g, dict) or set(g) != {"fixed-strong", "preface"}:
+    sys.exit("groups is %r, expected both policies" % (sorted(g) if isinstance(g, dict) else g,))
+d = s.get("paired_deltas")
+if not isinstance(d, list) or len(d) != 2:
+    sys.exit("paired_deltas has length %s, expected 2" % (len(d) if isinstance(d, list) else d,))
+EOF
+  ) || note "summary.json: $why"
+}
+
+t_sweep_resume() {
+  local before after
+  [[ -s $SW1/results.csv ]] || { note "no previous sweep in $SW1 (check 13 failed)"; return; }
+  cp -- "$SW1/results.csv" "$TMP/prev.csv"
+  cp -- "$SW1/summary.json" "$TMP/prev.json"
+  before=$(mtimes "$SW1")
+  [[ $(wc -l <<<"$before") -eq 6 ]] || note "expected 6 point result.json files, found: ${before//$'\n'/; }"
+  sleep 1  # make a rewrite visible even on a coarse-grained file system
+  fs sweep "$SWEEP_STUDY" --jobs 2 --out "$SW1"
+  [[ $rc -eq 0 ]] || { note "resumed sweep: exit $rc"; show_output; return; }
+  after=$(mtimes "$SW1")
+  [[ $before == "$after" ]] || note "point result.json files were rewritten: before '${before//$'\n'/; }' after '${after//$'\n'/; }'"
+  cmp -- "$TMP/prev.csv" "$SW1/results.csv" >/dev/null || note "results.csv changed on resume"
+  cmp -- "$TMP/prev.json" "$SW1/summary.json" >/dev/null || note "summary.json changed on resume"
+}
+
+# ------------------------------------------------------------ happy paths ---
+
+t_default_fabric() {
+  local out="$RES/default"
+  run_in "$ROOT" run --out "$out" --set traffic.flits=$FLITS
+  [[ $rc -eq 0 ]] || { note "run (no fabric) from $ROOT: exit $rc"; show_output; return; }
+  grep -q goodput "$OUT" || { note "stdout has no line containing 'goodput'"; show_output; }
+  [[ -s $out/result.json ]] || note "$out/result.json missing"
+}
+
+t_help() {
+  fs run --help
+  [[ $rc -eq 0 ]] || note "run --help: exit $rc"
+  grep -q -- "--set" "$OUT" || note "run --help does not describe --set"
+  ((bad == 0)) || show_output
+  rm -rf -- "${WORK:?}"/* 2>/dev/null
+}
+
+# -------------------------------------------------- beyond the basic list ---
+
+t_sweep_partial_resume() {
+  # A point whose result.json is gone is re-run; the other points are reused.
+  local victim="points/preface/s12/result.json" before after
+  [[ -s $SW1/$victim ]] || { note "no previous sweep in $SW1"; return; }
+  before=$(mtimes "$SW1" | grep -v -- " $victim\$")
+  [[ $(wc -l <<<"$before") -eq 5 ]] || note "expected 5 other point result.json files, found: ${before//$'\n'/; }"
+  rm -f -- "$SW1/$victim"
+  sleep 1
+  fs sweep "$SWEEP_STUDY" --jobs 2 --out "$SW1"
+  [[ $rc -eq 0 ]] || { note "sweep after deleting $victim: exit $rc"; show_output; return; }
+  [[ -s $SW1/$victim ]] || note "$victim was not re-created"
+  after=$(mtimes "$SW1" | grep -v -- " $victim\$")
+  [[ $before == "$after" ]] || note "other points were rewritten: before '${before//$'\n'/; }' after '${after//$'\n'/; }'"
+  cmp -- "$TMP/prev.csv" "$SW1/results.csv" >/dev/null || note "results.csv differs after re-running one point"
+  cmp -- "$TMP/prev.json" "$SW1/summary.json" >/dev/null || note "summary.json differs after re-running one point"
+}
+
+t_set_unknown_nested() {
+  # The unknown key exists only because of --set: the message must blame
+  # --set, not the fabric file (which has no such key).
+  local out="$RES/t18"
+  fs run "$TOPO" --set traffic.flits=$FLITS --set link.bogus.depth=1 --out "$out"
+  expect_bad_input "$out" "error: --set link.bogus" "unknown key"
+  if grep -qF -- "$TOPO" "$ERR"; then
+    note "the message blames $TOPO, which has no key link.bogus"
+  fi
+}
+
+t_multiline_value() {
+  # A value containing a newline must still give a one-line message.
+  local f="$FX/multiline.yaml" line out="$RES/t19"
+  derive multiline.yaml 's|^  propagation: 20ns|  propagation: "20 ns\\nten"|' '^  propagation: "20 ns' || return
+  fs run "$f" --set traffic.flits=$FLITS --out "$out"
+  expect_bad_input "$out" "$f:$line:" "key 'link.propagation'"
+}
+
+# ------------------------------------------------------------------- main ---
+
+check "unknown key in the fabric file: exit 2, file:line, key path, nothing written" t_unknown_key
+check "rate with an unknown unit (400Gbps): exit 2, file:line, link.forward_rate" t_bad_unit
+check "probability outside [0,1] (error_bad: 1.5): exit 2, file:line, link.channel.error_bad" t_bad_probability
+check "negative rate (reverse_rate: -400Gb/s): exit 2, file:line, link.reverse_rate" t_negative_rate
+check "W_R > W_H (window_reduced: 20): exit 2, file:line, link.window_reduced" t_window_order
+check "missing fabric file: exit 2, names the path" t_missing_file
+check "YAML syntax error: exit 2, file:line" t_yaml_syntax
+check "--set link.bogus=1: exit 2, names --set link.bogus" t_set_unknown
+check "--set link.channel.error_bad=2: exit 2, names --set link.channel.error_bad" t_set_bad_probability
+check "--policy nonsense: exit 2" t_bad_policy
+check "bad studies (unknown key, missing fabric, unknown policy): exit 2, file:line, key, no out dir" t_bad_studies
+check "run is deterministic per seed (cmp result.json) and depends on the seed" t_run_determinism
+check "sweep (2 policies x 3 seeds) is deterministic: results.csv/summary.json identical, layout" t_sweep_determinism
+check "sweep resume reuses finished points (result.json untouched, results identical)" t_sweep_resume
+check "run with no fabric argument from the repo root uses the default fabric" t_default_fabric
+check "run --help exits 0" t_help
+check "sweep resume re-runs only a point whose result.json is missing" t_sweep_partial_resume
+check "--set of an unknown nested key (link.bogus.depth) is blamed on --set, not the file" t_set_unknown_nested
+check "bad value containing a newline still gives exactly one stderr line" t_multiline_value
+
+echo "$passed passed, $failed failed"
+((failed == 0))
