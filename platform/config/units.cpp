@@ -15,6 +15,9 @@ std::pair<double, std::string> split(const std::string& text, const char* what) 
   char* end = nullptr;
   const double v = std::strtod(s, &end);
   if (end == s) throw UnitError("expected a " + std::string(what) + ", got '" + text + "'");
+  for (const char* c = s; c < end; ++c)  // decimal only: no hex, inf or nan
+    if (!((*c >= '0' && *c <= '9') || *c == '.' || *c == '+' || *c == '-' || *c == 'e' || *c == 'E'))
+      throw UnitError("expected a decimal " + std::string(what) + ", got '" + text + "'");
   std::string unit(end);
   while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
   while (!unit.empty() && unit.back() == ' ') unit.pop_back();
@@ -39,7 +42,7 @@ std::uint64_t parse_time_ps(const std::string& text) {
   if (ps < 0) throw UnitError("time must not be negative, got '" + text + "'");
   if (ps > 1.8e19) throw UnitError("time too large: '" + text + "'");
   const double r = std::round(ps);
-  if (std::fabs(ps - r) > 1e-6 * std::max(1.0, ps)) throw UnitError("time '" + text + "' is not a whole number of ps");
+  if (std::fabs(ps - r) > 1e-3) throw UnitError("time '" + text + "' is not a whole number of ps");
   return static_cast<std::uint64_t>(r);
 }
 
@@ -75,7 +78,7 @@ std::uint64_t parse_bytes(const std::string& text) {
   if (b < 0) throw UnitError("size must not be negative, got '" + text + "'");
   if (b > 1.8e19) throw UnitError("size too large: '" + text + "'");
   const double r = std::round(b);
-  if (std::fabs(b - r) > 1e-9 * std::max(1.0, b)) throw UnitError("size '" + text + "' is not a whole number of bytes");
+  if (std::fabs(b - r) > 1e-6) throw UnitError("size '" + text + "' is not a whole number of bytes");
   return static_cast<std::uint64_t>(r);
 }
 

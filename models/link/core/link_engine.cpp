@@ -50,11 +50,15 @@ LinkEngine::LinkEngine(const LinkConfig& cfg, std::unique_ptr<FecPolicy> policy,
 }
 
 std::uint64_t LinkEngine::offer(ps_t t) {
-  if ((!arrival_.empty() && t < arrival_.back()) || t < now_)
+  if ((stats_.offered > 0 && t < last_offer_) || t < now_)
     throw std::logic_error("LinkEngine::offer: arrival time goes backwards");
   if (stats_.first_arrival_ps == kNever) stats_.first_arrival_ps = t;
-  arrival_.push_back(t);
-  delivery_.push_back(kNever);
+  last_offer_ = t;
+  pending_.push_back(t);
+  if (record_times_) {
+    arrival_.push_back(t);
+    delivery_.push_back(kNever);
+  }
   if (status_ == Status::done) status_ = Status::running;
   return stats_.offered++;
 }
@@ -62,7 +66,7 @@ std::uint64_t LinkEngine::offer(ps_t t) {
 ps_t LinkEngine::next_event_time() const {
   ps_t t = ctrl_.next_arrival();
   if (!rx_pipe_.empty()) t = std::min(t, rx_pipe_.front().t_rx);
-  if (arrived_ < arrival_.size()) t = std::min(t, arrival_[arrived_]);
+  if (!pending_.empty()) t = std::min(t, pending_.front());
   if (ser_busy_) t = std::min(t, ser_free_);
   return t;
 }
@@ -70,7 +74,7 @@ ps_t LinkEngine::next_event_time() const {
 void LinkEngine::process_next() {
   const ps_t tc = ctrl_.next_arrival();
   const ps_t td = rx_pipe_.empty() ? kNever : rx_pipe_.front().t_rx;
-  const ps_t ta = arrived_ < arrival_.size() ? arrival_[arrived_] : kNever;
+  const ps_t ta = pending_.empty() ? kNever : pending_.front();
   const ps_t ts = ser_busy_ ? ser_free_ : kNever;
   const ps_t t = std::min({tc, td, ta, ts});
   now_ = t;
@@ -79,6 +83,7 @@ void LinkEngine::process_next() {
   } else if (td == t) {
     handle_decode();
   } else if (ta == t) {
+    pending_.pop_front();
     ++arrived_;
   } else {
     ser_busy_ = false;
@@ -255,9 +260,10 @@ void LinkEngine::handle_decode() {
   const std::uint64_t expected_before = rx_.expected();
   switch (rx_.receive(f.seq, !failed)) {
     case InOrderReceiver::Verdict::deliver:
-      delivery_[f.seq] = now_;
+      if (record_times_) delivery_[f.seq] = now_;
       ++stats_.delivered;
       stats_.last_delivery_ps = now_;
+      if (on_deliver_) on_deliver_(f.seq, now_);
       ctrl_.send_ack(now_, rx_.expected());
       break;
     case InOrderReceiver::Verdict::duplicate: ++stats_.duplicates_dropped; break;

@@ -136,6 +136,22 @@ class LinkEngine {
   /// explains anything other than done.
   Status run_to_completion(ps_t deadline_ps = kNever);
 
+  /// Time of the earliest pending event (kNever if none).
+  ps_t next_event_time() const;
+  /// Process exactly the earliest pending event (precondition: one exists).
+  /// For a caller that interleaves many engines in global time order.
+  void step() { process_next(); }
+
+  /// Record per-flit arrival and delivery times (default on; arrival_time()
+  /// and delivery_time() need it). Turn off before the first offer to keep
+  /// memory flat on long multi-hop runs.
+  void set_record_times(bool on) { record_times_ = on; }
+  /// Called for every in-order delivery with (seq, time ps).
+  using DeliveryHook = std::function<void(std::uint64_t seq, ps_t t)>;
+  void set_delivery_hook(DeliveryHook f) { on_deliver_ = std::move(f); }
+  /// Payload flits offered but not yet admitted into TxReplay (the output queue).
+  std::uint64_t waiting() const { return stats_.offered - tx_.next_seq(); }
+
   ps_t now() const { return now_; }
   Status status() const { return status_; }
   /// One-line state dump: sequence numbers, TxReplay, replay and queue state.
@@ -176,7 +192,6 @@ class LinkEngine {
     std::int16_t profile;  // bound profile, -1 = choose at serialization
   };
 
-  ps_t next_event_time() const;
   void process_next();
   void handle_control();
   void handle_decode();
@@ -202,7 +217,11 @@ class LinkEngine {
   ps_t now_ = 0;
   Status status_ = Status::running;
   std::string down_reason_;
-  std::vector<ps_t> arrival_, delivery_;
+  std::vector<ps_t> arrival_, delivery_;  // per seq, when record_times_
+  std::deque<ps_t> pending_;               // offered, not yet arrived
+  ps_t last_offer_ = 0;
+  bool record_times_ = true;
+  DeliveryHook on_deliver_;
   std::uint64_t arrived_ = 0;
   bool ser_busy_ = false;
   ps_t ser_free_ = 0;
