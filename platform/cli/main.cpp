@@ -18,6 +18,9 @@
 #include "platform/cli/bench.h"
 #include "platform/config/link_config.h"
 #include "platform/config/yaml_config.h"
+#include "platform/fabric/fabric_config.h"
+#include "platform/fabric/fabric_graph.h"
+#include "platform/sim/fabric_run.h"
 #include "platform/sim/link_experiment.h"
 #include "platform/sim/sweep.h"
 
@@ -34,7 +37,7 @@ static const bool kBannerOff = (setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1), tr
 
 namespace {
 
-constexpr const char* kDefaultFabric = "topologies/link-primary.yaml";
+constexpr const char* kDefaultFabric = "topologies/ring8.yaml";
 
 std::string resolve_default(const std::string& rel) {
   if (fs::exists(rel)) return rel;
@@ -68,16 +71,48 @@ struct RunArgs {
   bool quiet = false;
 };
 
-config::LinkExperimentConfig load_link_fabric(const RunArgs& a) {
+// Load a fabric file with the command line's overrides applied.
+std::shared_ptr<config::Document> load_fabric_doc(const RunArgs& a, std::string& kind) {
   auto doc = std::make_shared<config::Document>(config::load_document(a.fabric));
+  kind = fabric::fabric_kind(*doc);
   config::apply_overrides(*doc, a.sets);
-  if (!a.policy.empty()) config::apply_overrides(*doc, {"link.policy.name=" + a.policy}, "--policy");
+  const std::string policy_key = kind == "link-pair" ? "link.policy.name=" : "defaults.link.policy.name=";
+  if (!a.policy.empty()) config::apply_overrides(*doc, {policy_key + a.policy}, "--policy");
   if (a.seed >= 0) config::apply_overrides(*doc, {"run.seed=" + std::to_string(a.seed)}, "--seed");
-  return config::parse_link_experiment(config::root_section(doc));
+  return doc;
+}
+
+int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
+  const fabric::FabricRunConfig cfg = fabric::parse_fabric(config::root_section(doc));
+  if (!a.quiet)
+    std::cout << fmt::format("fabricsim run: {} ({}), {} {} of {} per rank on {} accelerators, policy {}, seed {}\n",
+                             cfg.fabric.name, a.fabric, cfg.workload.collective.algorithm,
+                             sw::to_string(cfg.workload.collective.op), cfg.workload.collective.bytes,
+                             cfg.fabric.accelerators(), cfg.default_link.policy_name, cfg.seed);
+  const sim::FabricRunResult r = sim::run_fabric(cfg);
+  if (!r.ok) {
+    std::cerr << "error: the run could not finish: " << r.diagnosis << "\n";
+    return 3;
+  }
+  const fs::path out(a.out);
+  write_atomic(out / "collectives.csv", sim::collective_csv(cfg, r.row));
+  write_atomic(out / "links.csv", r.links_csv);
+  write_atomic(out / "result.json", r.json.dump(2) + "\n");
+  if (!a.quiet)
+    std::cout << r.summary
+              << fmt::format("  wrote {0}/result.json, {0}/collectives.csv, {0}/links.csv\n", out.string());
+  if (cfg.workload.data && !r.row.correct) {
+    std::cerr << "error: the collective's result is numerically wrong\n";
+    return 1;
+  }
+  return 0;
 }
 
 int cmd_run(const RunArgs& a) {
-  const config::LinkExperimentConfig cfg = load_link_fabric(a);
+  std::string kind;
+  auto doc = load_fabric_doc(a, kind);
+  if (kind != "link-pair") return cmd_run_fabric(a, doc);
+  const config::LinkExperimentConfig cfg = config::parse_link_experiment(config::root_section(doc));
   if (!a.quiet)
     std::cout << fmt::format("fabricsim run: {} ({}), policy {}, seed {}, {} flits every {} ns\n", cfg.name,
                              a.fabric, cfg.link.policy_name, cfg.seed, cfg.traffic.flits,
@@ -122,7 +157,7 @@ int sc_main(int argc, char* argv[]) {
 
   RunArgs ra;
   auto* run = app.add_subcommand("run", "run one simulation; prints a summary and writes DIR/result.json");
-  run->add_option("fabric", ra.fabric, "fabric YAML (default: topologies/link-primary.yaml)");
+  run->add_option("fabric", ra.fabric, "fabric YAML (default: topologies/ring8.yaml)");
   run->add_option("--set", ra.sets, "override a parameter: key.path=value (repeatable)");
   run->add_option("--seed", ra.seed, "seed (overrides run.seed)")->check(CLI::NonNegativeNumber);
   run->add_option("--policy", ra.policy, "fixed-strong | post-decode | predictive-fec | preface");
@@ -135,6 +170,13 @@ int sc_main(int argc, char* argv[]) {
   sweep->add_option("study", study_file, "study YAML")->required();
   sweep->add_option("--jobs,-j", jobs, "parallel processes")->check(CLI::Range(1u, 1024u))->capture_default_str();
   sweep->add_option("--out", sweep_out, "output directory (default: out/<study name>)");
+
+  std::string check_fabric, check_dot;
+  std::vector<std::string> check_sets;
+  auto* check = app.add_subcommand("check", "validate a fabric, print its summary, write its graph as Graphviz DOT");
+  check->add_option("fabric", check_fabric, "fabric YAML")->required();
+  check->add_option("--set", check_sets, "override a parameter: key.path=value (repeatable)");
+  check->add_option("--dot", check_dot, "DOT output file (default: out/<fabric name>.dot)");
 
   std::string bench_study = "topologies/studies/preface-primary.yaml";
   auto* bench = app.add_subcommand("bench", "measure simulated flit transmissions per wall-second on one core");
@@ -163,7 +205,29 @@ int sc_main(int argc, char* argv[]) {
       return rc;
     }
     if (*bench) return cli::run_bench(resolve_default(bench_study));
+    if (*check) {
+      RunArgs ca;
+      ca.fabric = check_fabric;
+      ca.sets = check_sets;
+      std::string kind;
+      auto doc = load_fabric_doc(ca, kind);
+      if (kind == "link-pair") {
+        const auto cfg = config::parse_link_experiment(config::root_section(doc));
+        std::cout << fmt::format("fabric {} (link-pair): 2 endpoints, 1 link, policy {}\n", cfg.name,
+                                 cfg.link.policy_name);
+        return 0;
+      }
+      const auto cfg = fabric::parse_fabric(config::root_section(doc));
+      const fabric::FabricGraph g(cfg.fabric);
+      const std::string dot = check_dot.empty() ? (fs::path("out") / (cfg.fabric.name + ".dot")).string() : check_dot;
+      write_atomic(dot, g.to_dot());
+      std::cout << g.summary() << fmt::format("wrote {}\n", dot);
+      return 0;
+    }
   } catch (const config::ConfigError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const fabric::FabricError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {

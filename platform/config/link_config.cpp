@@ -50,8 +50,10 @@ const std::vector<std::pair<std::string, LinkSemantics::ProfileBind>> kBind{
     {"serialize", LinkSemantics::ProfileBind::serialize}, {"admit", LinkSemantics::ProfileBind::admit}};
 }  // namespace
 
-link::LinkConfig parse_link(Section s) {
-  link::LinkConfig c;
+link::LinkConfig parse_link(Section s) { return parse_link_overlay(std::move(s), link::LinkConfig{}); }
+
+link::LinkConfig parse_link_overlay(Section s, const link::LinkConfig& base) {
+  link::LinkConfig c = base;
   c.flit_bytes = static_cast<std::uint32_t>(s.bytes("flit", c.flit_bytes));
   if (c.flit_bytes == 0 || c.flit_bytes > (1u << 20)) s.fail("flit", "flit size must be in [1 B, 1 MiB]");
   c.forward_rate_bps = s.rate_bps("forward_rate", c.forward_rate_bps);

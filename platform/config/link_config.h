@@ -36,6 +36,10 @@ struct LinkExperimentConfig {
 /// W_R > W_H, an empty or unordered FEC menu.
 link::LinkConfig parse_link(Section link);
 
+/// Parse a `link:` section as an overlay on `base`: keys present replace
+/// base's values (a present fec_profiles list replaces the whole menu).
+link::LinkConfig parse_link_overlay(Section link, const link::LinkConfig& base);
+
 /// Parse a whole link-pair fabric file (sections fabric, link, traffic, run).
 LinkExperimentConfig parse_link_experiment(Section root);
 

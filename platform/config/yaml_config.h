@@ -75,6 +75,9 @@ class Section {
   /// One of `options`; anything else is an error listing them.
   std::string choice(const std::string& key, const std::string& dflt, const std::vector<std::string>& options);
 
+  /// Mark `key` as read (its content was consumed some other way).
+  void mark_used(const std::string& key) { used_.insert(key); }
+
   /// Throws ConfigError naming the first key of this map that no getter read.
   void finish() const;
 

@@ -81,6 +81,8 @@ LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c) {
                   {"replayed_flits", m.replayed_flits}, {"fec_bytes", m.fec_bytes},
                   {"control_bytes", m.control_bytes},   {"terminal_failures", m.terminal_failures},
                   {"first_attempt_errors", m.first_attempt_errors}, {"delivered_flits", m.delivered_flits}};
+  j["row"] = {{"policy", c.link.policy_name}, {"seed", c.seed}};
+  for (const auto& [k, v] : j["metrics"].items()) j["row"][k] = v;
   nlohmann::ordered_json residency;
   for (std::size_t k = 0; k < c.link.fec_menu.size(); ++k)
     residency[c.link.fec_menu[k].name] = st.profile_transmissions[k];

@@ -21,6 +21,7 @@
 #include "models/link/core/policy.h"
 #include "platform/config/link_config.h"
 #include "platform/config/yaml_config.h"
+#include "platform/fabric/fabric_config.h"
 #include "platform/stats/summary.h"
 
 extern char** environ;
@@ -28,6 +29,31 @@ extern char** environ;
 namespace fabricsim::sim {
 
 namespace fs = std::filesystem;
+
+namespace {
+const std::vector<std::string> kLinkColumns{"policy",        "seed",          "goodput_gbps",      "p99_us",
+                                            "replayed_flits", "fec_bytes",     "control_bytes",     "terminal_failures",
+                                            "first_attempt_errors", "delivered_flits"};
+const std::vector<std::string> kLinkMetrics{"goodput_gbps",  "p99_us",           "replayed_flits",       "fec_bytes",
+                                            "control_bytes", "terminal_failures", "first_attempt_errors", "delivered_flits"};
+const std::vector<std::string> kFabricColumns{"ranks", "size_bytes", "policy", "seed", "time_us", "replayed_flits", "fec_bytes"};
+const std::vector<std::string> kFabricMetrics{"time_us", "replayed_flits", "fec_bytes"};
+
+std::vector<std::uint64_t> read_seeds(config::Section& s, const std::string& key, bool required) {
+  std::vector<std::uint64_t> out;
+  if (!s.has(key)) {
+    if (required) s.fail(key, "required section is missing");
+    s.child_or_empty(key).finish();
+    return out;
+  }
+  config::Section seeds = s.child(key);
+  const std::uint64_t first = seeds.integer("first", 1, 0, ~0ULL >> 1);
+  const std::uint64_t count = seeds.integer("count", 1, 1, 100000);
+  seeds.finish();
+  for (std::uint64_t i = 0; i < count; ++i) out.push_back(first + i);
+  return out;
+}
+}  // namespace
 
 Study load_study(const std::string& path) {
   auto doc = std::make_shared<config::Document>(config::load_document(path));
@@ -39,6 +65,11 @@ Study load_study(const std::string& path) {
   const std::string fabric = s.required_string("fabric");
   st.fabric = (fs::path(path).parent_path() / fabric).lexically_normal().string();
   if (!fs::exists(st.fabric)) s.fail("fabric", fmt::format("fabric file '{}' not found", st.fabric));
+  {
+    const auto fdoc = config::load_document(st.fabric);
+    st.fabric_kind = fabric::fabric_kind(fdoc);
+  }
+  const bool link_pair = st.fabric_kind == "link-pair";
   st.policies = s.strings("policies", {"preface"});
   if (st.policies.empty()) s.fail("policies", "at least one policy is required");
   for (const auto& p : st.policies) {
@@ -48,37 +79,73 @@ Study load_study(const std::string& path) {
   }
   std::set<std::string> uniq(st.policies.begin(), st.policies.end());
   if (uniq.size() != st.policies.size()) s.fail("policies", "a policy is listed twice");
-  config::Section seeds = s.child("seeds");
-  const std::uint64_t first = seeds.integer("first", 1, 0, ~0ULL >> 1);
-  const std::uint64_t count = seeds.integer("count", 1, 1, 100000);
-  seeds.finish();
-  for (std::uint64_t i = 0; i < count; ++i) st.seeds.push_back(first + i);
-
+  st.seeds = read_seeds(s, "seeds", true);
   st.common = s.assignments("set");
+  st.columns = s.strings("columns", link_pair ? kLinkColumns : kFabricColumns);
+  st.metrics = s.strings("metrics", link_pair ? kLinkMetrics : kFabricMetrics);
+  for (const auto& m : st.metrics)
+    if (std::find(st.columns.begin(), st.columns.end(), m) == st.columns.end())
+      s.fail("metrics", fmt::format("metric '{}' is not one of the columns", m));
+  for (const auto& need : {"policy", "seed"})
+    if (std::find(st.columns.begin(), st.columns.end(), need) == st.columns.end())
+      s.fail("columns", fmt::format("columns must include '{}'", need));
+
   std::set<std::string> names;
+  std::vector<StudyVariant> declared;
   for (auto& v : s.list("variants")) {
     StudyVariant sv;
     sv.name = v.required_string("name");
     if (!names.insert(sv.name).second) v.fail("name", fmt::format("variant '{}' is listed twice", sv.name));
     v.string("description", "");
     sv.assignments = v.assignments("set");
+    sv.seeds = read_seeds(v, "seeds", false);
     v.finish();
-    st.variants.push_back(sv);
+    declared.push_back(sv);
+  }
+  st.declared_variants = !declared.empty();
+  if (declared.empty()) declared.push_back({"", {}, {}});
+  // grid: key.path: [v1, v2, ...] -> cartesian product with the variants.
+  std::vector<std::pair<std::string, std::vector<std::string>>> grid;
+  {
+    const YAML::Node g = doc->root["study"]["grid"];
+    if (g && !g.IsNull()) {
+      if (!g.IsMap()) s.fail("grid", "expected a map of key.path: [values]");
+      for (auto it = g.begin(); it != g.end(); ++it) {
+        std::vector<std::string> vals;
+        if (!it->second.IsSequence() || it->second.size() == 0)
+          s.fail("grid", fmt::format("'{}' must be a non-empty list", it->first.Scalar()));
+        for (std::size_t i = 0; i < it->second.size(); ++i) vals.push_back(it->second[i].Scalar());
+        grid.emplace_back(it->first.Scalar(), vals);
+      }
+    }
+    s.mark_used("grid");
   }
   s.finish();
   root.finish();
+  std::vector<StudyVariant> expanded = declared;
+  for (const auto& [key, vals] : grid) {
+    std::vector<StudyVariant> next;
+    for (const auto& v : expanded)
+      for (const auto& x : vals) {
+        StudyVariant nv = v;
+        nv.assignments.push_back(key + "=" + x);
+        next.push_back(nv);
+      }
+    expanded.swap(next);
+  }
+  st.variants = expanded;
 
   // Validate the fabric under every variant and policy before anything runs.
-  std::vector<StudyVariant> vs = st.variants.empty() ? std::vector<StudyVariant>{{"", {}}} : st.variants;
-  for (const auto& v : vs) {
+  for (const auto& v : st.variants) {
     for (const auto& p : st.policies) {
       auto fdoc = std::make_shared<config::Document>(config::load_document(st.fabric));
       std::vector<std::string> a = st.common;
       a.insert(a.end(), v.assignments.begin(), v.assignments.end());
-      a.push_back("link.policy.name=" + p);
-      config::apply_overrides(*fdoc, a);
+      a.push_back((link_pair ? "link.policy.name=" : "defaults.link.policy.name=") + p);
       try {
-        config::parse_link_experiment(config::root_section(fdoc));
+        config::apply_overrides(*fdoc, a);
+        if (link_pair) config::parse_link_experiment(config::root_section(fdoc));
+        else fabric::parse_fabric(config::root_section(fdoc));
       } catch (const config::ConfigError& e) {
         throw config::ConfigError(std::string(e.what()) + (v.name.empty() ? "" : " (variant '" + v.name + "')") +
                                   " [study " + path + "]");
@@ -96,7 +163,16 @@ struct Point {
   std::uint64_t seed;
   std::string dir;
   std::vector<std::string> args;
+  std::size_t cell = 0;
 };
+
+std::string cell_text(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_unsigned() || v.is_number_integer()) return v.dump();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_float()) return fmt::format("{:.4f}", v.get<double>());
+  return v.dump();
+}
 
 std::string join_args(const std::vector<std::string>& a) {
   std::string s;
@@ -142,7 +218,6 @@ pid_t spawn_point(const std::string& exe, const Point& pt) {
   return pid;
 }
 
-std::string fmt_num(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
 
 }  // namespace
 
@@ -155,14 +230,16 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
   std::uint64_t h = 1469598103934665603ULL;
   for (unsigned char c : fabric_text) h = (h ^ c) * 1099511628211ULL;
   const std::string fabric_tag = fmt::format("fabric-fnv1a64 {:016x}\n", h);
-  std::vector<StudyVariant> vs = st.variants.empty() ? std::vector<StudyVariant>{{"", {}}} : st.variants;
   std::vector<Point> points;
-  for (const auto& v : vs)
+  for (std::size_t vi = 0; vi < st.variants.size(); ++vi) {
+    const auto& v = st.variants[vi];
+    const auto& seeds = v.seeds.empty() ? st.seeds : v.seeds;
     for (const auto& p : st.policies)
-      for (auto s : st.seeds) {
+      for (auto s : seeds) {
         Point pt{v.name, p, s, "", {}};
+        pt.cell = vi;
         fs::path d = out / "points";
-        if (!v.name.empty()) d /= v.name;
+        if (st.variants.size() > 1) d /= fmt::format("c{:03d}{}", vi, v.name.empty() ? "" : "-" + v.name);
         d /= p;
         d /= fmt::format("s{}", s);
         pt.dir = d.string();
@@ -171,6 +248,7 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
         for (const auto& a : v.assignments) pt.args.insert(pt.args.end(), {"--set", a});
         points.push_back(pt);
       }
+  }
 
   // Resumable: reuse a point whose result.json was made with the same arguments.
   std::vector<std::size_t> todo;
@@ -232,15 +310,21 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
     return 3;
   }
 
-  // Collect.
-  const std::vector<std::string> metric_names{"goodput_gbps",    "p99_us",           "replayed_flits",
-                                              "fec_bytes",       "control_bytes",    "terminal_failures",
-                                              "first_attempt_errors", "delivered_flits"};
+  // Collect: one CSV row per point, columns from result.json "row".
+  const bool variant_col = st.declared_variants &&
+                           std::find(st.columns.begin(), st.columns.end(), "variant") == st.columns.end();
   std::ostringstream csv;
-  if (st.has_variants()) csv << "variant,";
-  csv << "policy,seed,goodput_gbps,p99_us,replayed_flits,fec_bytes,control_bytes,terminal_failures,"
-         "first_attempt_errors,delivered_flits\n";
-  std::map<std::string, std::vector<stats::Sample>> by_variant;
+  if (variant_col) csv << "variant,";
+  for (std::size_t i = 0; i < st.columns.size(); ++i) csv << (i ? "," : "") << st.columns[i];
+  csv << "\n";
+  std::vector<std::string> axes;
+  for (const auto& c : st.columns)
+    if (c != "policy" && c != "seed" && c != "variant" &&
+        std::find(st.metrics.begin(), st.metrics.end(), c) == st.metrics.end())
+      axes.push_back(c);
+  // cell key (variant + axis values) -> samples, in first-seen order
+  std::vector<std::pair<std::string, nlohmann::ordered_json>> cell_keys;
+  std::map<std::string, std::vector<stats::Sample>> cells;
   nlohmann::ordered_json estimates = nlohmann::ordered_json::array();
   for (const auto& pt : points) {
     std::string text;
@@ -249,50 +333,60 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
       return 3;
     }
     const auto j = nlohmann::json::parse(text);
-    const auto& m = j.at("metrics");
-    if (st.has_variants()) csv << pt.variant << ",";
-    csv << pt.policy << "," << pt.seed << "," << fmt_num(m.at("goodput_gbps").get<double>(), 4) << ","
-        << fmt_num(m.at("p99_us").get<double>(), 4) << "," << m.at("replayed_flits").get<std::uint64_t>() << ","
-        << m.at("fec_bytes").get<std::uint64_t>() << "," << m.at("control_bytes").get<std::uint64_t>() << ","
-        << m.at("terminal_failures").get<std::uint64_t>() << ","
-        << m.at("first_attempt_errors").get<std::uint64_t>() << "," << m.at("delivered_flits").get<std::uint64_t>()
-        << "\n";
+    const auto& row = j.at("row");
+    if (variant_col) csv << pt.variant << ",";
+    for (std::size_t i = 0; i < st.columns.size(); ++i) {
+      const auto& c = st.columns[i];
+      if (!row.contains(c)) {
+        std::cerr << fmt::format("error: column '{}' is not in {}/result.json (row keys: {})\n", c, pt.dir, row.dump());
+        return 3;
+      }
+      csv << (i ? "," : "") << cell_text(row.at(c));
+    }
+    csv << "\n";
+    nlohmann::ordered_json key;
+    if (st.declared_variants) key["variant"] = pt.variant;
+    for (const auto& a : axes) key[a] = row.at(a);
+    const std::string k = key.dump();
+    if (!cells.count(k)) cell_keys.emplace_back(k, key);
     stats::Sample s{pt.policy, pt.seed, {}};
-    for (const auto& k : metric_names) s.metrics[k] = m.at(k).get<double>();
-    by_variant[pt.variant].push_back(s);
-    const auto& ch = j.at("channel");
-    nlohmann::ordered_json e;
-    if (st.has_variants()) e["variant"] = pt.variant;
-    e["policy"] = pt.policy;
-    e["seed"] = pt.seed;
-    e["steps"] = ch.at("steps");
-    e["p_good_to_bad_estimate"] = ch.at("p_good_to_bad_estimate");
-    e["p_bad_to_good_estimate"] = ch.at("p_bad_to_good_estimate");
-    e["order_violations"] = j.at("sink").at("order_violations");
-    e["missing"] = j.at("sink").at("missing");
-    estimates.push_back(e);
+    for (const auto& m : st.metrics) s.metrics[m] = row.at(m).get<double>();
+    cells[k].push_back(s);
+    if (j.contains("channel")) {
+      const auto& ch = j.at("channel");
+      nlohmann::ordered_json e;
+      if (st.declared_variants) e["variant"] = pt.variant;
+      e["policy"] = pt.policy;
+      e["seed"] = pt.seed;
+      e["steps"] = ch.at("steps");
+      e["p_good_to_bad_estimate"] = ch.at("p_good_to_bad_estimate");
+      e["p_bad_to_good_estimate"] = ch.at("p_bad_to_good_estimate");
+      e["order_violations"] = j.at("sink").at("order_violations");
+      e["missing"] = j.at("sink").at("missing");
+      estimates.push_back(e);
+    }
   }
   nlohmann::ordered_json summary;
   summary["study"] = st.name;
   summary["fabric"] = st.fabric;
   summary["points"] = points.size();
+  summary["metrics"] = st.metrics;
   summary["ci"] = "per-group means: Student t 95 %; paired deltas (a - b, paired by seed): normal approximation 95 %";
-  if (st.has_variants()) {
-    for (const auto& v : vs) {
-      nlohmann::ordered_json vj;
-      vj["name"] = v.name;
-      vj["set"] = v.assignments;
-      auto s = stats::summarize(by_variant[v.name], metric_names, st.policies);
-      vj["groups"] = s["groups"];
-      vj["paired_deltas"] = s["paired_deltas"];
-      summary["variants"].push_back(vj);
-    }
-  } else {
-    auto s = stats::summarize(by_variant[""], metric_names, st.policies);
+  if (cell_keys.size() == 1 && !st.declared_variants) {
+    auto s = stats::summarize(cells.begin()->second, st.metrics, st.policies);
     summary["groups"] = s["groups"];
     summary["paired_deltas"] = s["paired_deltas"];
+  } else {
+    summary["cells"] = nlohmann::ordered_json::array();
+    for (const auto& [k, key] : cell_keys) {
+      nlohmann::ordered_json cj = key;
+      auto s = stats::summarize(cells[k], st.metrics, st.policies);
+      cj["groups"] = s["groups"];
+      cj["paired_deltas"] = s["paired_deltas"];
+      summary["cells"].push_back(cj);
+    }
   }
-  summary["channel_estimates"] = estimates;
+  if (!estimates.empty()) summary["channel_estimates"] = estimates;
   write_atomic(out / "results.csv", csv.str());
   write_atomic(out / "summary.json", summary.dump(2) + "\n");
   return 0;

@@ -9,22 +9,27 @@
 
 namespace fabricsim::sim {
 
-/// A named set of --set overrides applied to every point of the variant.
+/// A named set of --set overrides applied to every point of the variant,
+/// optionally with its own seeds.
 struct StudyVariant {
   std::string name;
   std::vector<std::string> assignments;  ///< "key.path=value"
+  std::vector<std::uint64_t> seeds;      ///< empty = the study's seeds
 };
 
-/// A parsed study file (see docs/user-guide.md, "Studies").
+/// A parsed study file (docs/user-guide.md, "Studies").
 struct Study {
   std::string name;
   std::string file;
   std::string fabric;                    ///< resolved path of the fabric file
+  std::string fabric_kind;               ///< link-pair, ring, switched-pod, explicit
   std::vector<std::string> policies;
   std::vector<std::uint64_t> seeds;
   std::vector<std::string> common;       ///< overrides for every point
-  std::vector<StudyVariant> variants;    ///< empty = one unnamed variant
-  bool has_variants() const { return !variants.empty(); }
+  std::vector<StudyVariant> variants;    ///< declared variants x grid points (empty = one unnamed)
+  bool declared_variants = false;        ///< the file had `variants:` (adds a variant column by default)
+  std::vector<std::string> columns;      ///< results.csv columns, read from each point's result.json "row"
+  std::vector<std::string> metrics;      ///< numeric columns summarised per cell; the others (but policy, seed) are axes
 };
 
 /// Parse and fully validate a study: the study file itself and the fabric
@@ -40,9 +45,9 @@ struct SweepOptions {
 };
 
 /// Run every point not already done (resumable: a point whose result.json
-/// exists with the same arguments is reused), then write results.csv and
-/// summary.json atomically. Returns 0 on success; on a failed point prints its
-/// diagnosis to stderr and returns 3 without writing the tables.
+/// exists with the same arguments and fabric bytes is reused), then write
+/// results.csv and summary.json atomically. Returns 0 on success; on a failed
+/// point prints its diagnosis to stderr and returns 3 without writing the tables.
 int run_sweep(const Study& study, const SweepOptions& opt);
 
 }  // namespace fabricsim::sim

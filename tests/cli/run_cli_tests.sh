@@ -305,10 +305,7 @@ t_sweep_resume() {
 
 t_default_fabric() {
   local out="$RES/default"
-  run_in "$ROOT" run --out "$out" --set traffic.flits=$FLITS
-  [[ $rc -eq 0 ]] || { note "run (no fabric) from $ROOT: exit $rc"; show_output; return; }
-  grep -q goodput "$OUT" || { note "stdout has no line containing 'goodput'"; show_output; }
-  [[ -s $out/result.json ]] || note "$out/result.json missing"
+XX
 }
 
 t_help() {

@@ -3,8 +3,8 @@
 // (link-layer.md §1: base delay 50 ns, then serialization at the reverse rate,
 // then propagation).
 #include <cstdint>
-#include <deque>
 
+#include "models/link/core/ring_queue.h"
 #include "models/link/core/types.h"
 
 namespace fabricsim::link {
@@ -69,7 +69,7 @@ class ControlSerializer {
   ps_t base_, ser_, prop_;
   bool coalesce_;
   ps_t free_ = 0;
-  std::deque<ControlFlit> q_;
+  RingQueue<ControlFlit> q_;
   std::uint64_t sent_ = 0;
   std::uint64_t coalesced_ = 0;
 };

@@ -15,6 +15,7 @@
 #include "models/link/core/fec_profile.h"
 #include "models/link/core/ge_channel.h"
 #include "models/link/core/policy.h"
+#include "models/link/core/ring_queue.h"
 #include "models/link/core/rx_inorder.h"
 #include "models/link/core/tx_replay.h"
 #include "models/link/core/types.h"
@@ -218,7 +219,7 @@ class LinkEngine {
   Status status_ = Status::running;
   std::string down_reason_;
   std::vector<ps_t> arrival_, delivery_;  // per seq, when record_times_
-  std::deque<ps_t> pending_;               // offered, not yet arrived
+  RingQueue<ps_t> pending_;                // offered, not yet arrived
   ps_t last_offer_ = 0;
   bool record_times_ = true;
   DeliveryHook on_deliver_;
@@ -226,10 +227,10 @@ class LinkEngine {
   bool ser_busy_ = false;
   ps_t ser_free_ = 0;
   ps_t last_rx_ = 0;
-  std::deque<InFlight> rx_pipe_;
+  RingQueue<InFlight> rx_pipe_;
   bool replay_active_ = false;
   std::uint64_t replay_next_ = 0;
-  std::deque<QueueItem> txq_;
+  RingQueue<QueueItem> txq_;
   std::uint64_t replay_items_queued_ = 0;
   std::uint64_t tx_slot_ = 0;
   std::uint64_t next_request_id_ = 0, last_served_request_ = 0;

@@ -1,0 +1,49 @@
+#pragma once
+// The accelerator's software-facing interface: the only way sw/ reaches the
+// fabric (platform.md §7). Every call is made from the rank's own SystemC
+// thread; times are the simulated time of the call.
+#include <cstdint>
+
+namespace fabricsim::models {
+
+class accelerator_api {
+ public:
+  virtual ~accelerator_api() = default;
+  virtual int rank() const = 0;
+  virtual int ranks() const = 0;
+  /// Local memory [0, memory_bytes()); nullptr on a timing-only accelerator.
+  virtual unsigned char* memory() = 0;
+  /// false: timing-only (no bytes move, reductions only take time).
+  virtual bool functional() const = 0;
+  virtual std::uint64_t memory_bytes() const = 0;
+
+  /// Posted write of local [src_addr, src_addr + bytes) to rank `dst` at
+  /// `dst_addr`. When all of it has landed, the destination's flag `flag`
+  /// (if >= 0) is incremented. Returns an operation id for wait().
+  /// Throws std::out_of_range for addresses outside either memory.
+  virtual std::uint64_t post_write(int dst, std::uint64_t dst_addr, std::uint64_t src_addr, std::uint64_t bytes,
+                                   int flag = -1) = 0;
+  /// Read `bytes` of rank `src` at `src_addr` into local `dst_addr` (a request
+  /// flit travels to `src`, the data travels back). Returns an operation id.
+  virtual std::uint64_t post_read(int src, std::uint64_t src_addr, std::uint64_t dst_addr, std::uint64_t bytes) = 0;
+  /// Block until operation `op` completed (write: data landed; read: data arrived).
+  virtual void wait(std::uint64_t op) = 0;
+  /// Block until every operation this rank posted completed.
+  virtual void wait_all() = 0;
+  /// Block until local flag `flag` >= `value`.
+  virtual void wait_flag(int flag, std::uint64_t value) = 0;
+  virtual std::uint64_t flag(int flag) const = 0;
+  /// Set every local flag to 0 (between collectives, after a barrier).
+  virtual void reset_flags() = 0;
+  /// dst[i] += src[i] for `count` float32 values of local memory; takes
+  /// count x 4 bytes / reduce rate of compute time.
+  virtual void reduce_f32(std::uint64_t dst_addr, std::uint64_t src_addr, std::uint64_t count) = 0;
+  /// Spend `ps` picoseconds computing.
+  virtual void compute(std::uint64_t ps) = 0;
+  /// Zero-cost barrier across all ranks (the paper's synchronous step model).
+  virtual void barrier() = 0;
+  /// Current simulated time, ps.
+  virtual std::uint64_t now_ps() const = 0;
+};
+
+}  // namespace fabricsim::models

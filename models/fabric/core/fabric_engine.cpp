@@ -1,0 +1,175 @@
+#include "models/fabric/core/fabric_engine.h"
+
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+namespace fabricsim::fabric_core {
+
+namespace {
+constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+}
+
+FabricEngine::FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink> links, std::uint64_t seed,
+                           std::shared_ptr<const Routing> routing)
+    : nodes_(std::move(nodes)), routing_(std::move(routing)) {
+  out_dir_.resize(nodes_.size());
+  for (std::size_t n = 0; n < nodes_.size(); ++n) {
+    if (!nodes_[n].accelerator) continue;
+    const int r = nodes_[n].rank;
+    if (r < 0) throw std::invalid_argument("accelerator " + nodes_[n].name + " has no rank");
+    if (static_cast<std::size_t>(r) >= rank_node_.size()) rank_node_.resize(r + 1, kNone);
+    rank_node_[r] = n;
+  }
+  if (!links.empty()) flit_bytes_ = links.front().config.flit_bytes;
+  for (const auto& l : links) {
+    if (l.config.flit_bytes != flit_bytes_)
+      throw std::invalid_argument("all links of a fabric must use the same flit size");
+    for (int d = 0; d < 2; ++d) {
+      Direction dir;
+      dir.from = d == 0 ? l.a : l.b;
+      dir.to = d == 0 ? l.b : l.a;
+      dir.from_port = d == 0 ? l.pa : l.pb;
+      dir.to_port = d == 0 ? l.pb : l.pa;
+      dir.eng = std::make_unique<link::LinkEngine>(
+          l.config, link::make_policy(l.config.policy_name, l.config.fec_menu, l.config.policy), seed,
+          2 * l.id + d);
+      dir.eng->set_record_times(false);
+      const std::size_t idx = dirs_.size();
+      dir.eng->set_delivery_hook([this, idx](std::uint64_t, ps_t t) { on_delivery(idx, t); });
+      auto& ports = out_dir_[dir.from];
+      if (ports.size() <= dir.from_port) ports.resize(dir.from_port + 1, kNone);
+      ports[dir.from_port] = idx;
+      dirs_.push_back(std::move(dir));
+    }
+  }
+  scheduled_.assign(dirs_.size(), link::kNever);
+}
+
+std::uint64_t FabricEngine::post(int src, int dst, std::uint64_t bytes, ps_t t, std::uint64_t cookie) {
+  if (src < 0 || dst < 0 || static_cast<std::size_t>(src) >= rank_node_.size() ||
+      static_cast<std::size_t>(dst) >= rank_node_.size() || rank_node_[src] == kNone || rank_node_[dst] == kNone)
+    throw std::invalid_argument("FabricEngine::post: unknown rank");
+  if (src == dst) throw std::invalid_argument("FabricEngine::post: source and destination are the same rank");
+  if (t < horizon_) throw std::invalid_argument("FabricEngine::post: time before the engine's horizon");
+  const std::uint64_t flits = bytes == 0 ? 1 : (bytes + flit_bytes_ - 1) / flit_bytes_;
+  const std::uint64_t id = transfers_.size();
+  transfers_.push_back({cookie, flits, src, dst});
+  ++open_transfers_;
+  const auto hops = routing_->first_hops(src, dst);
+  if (hops.empty()) throw std::invalid_argument("FabricEngine::post: no route");
+  const std::size_t node = rank_node_[src];
+  for (std::uint64_t i = 0; i < flits; ++i) {
+    const Hop& h = hops[i % hops.size()];
+    offer(out_dir_[node][h.port], t, {id, dst});
+  }
+  return id;
+}
+
+void FabricEngine::offer(std::size_t d, ps_t t, const FlitTag& tag) {
+  Direction& dir = dirs_[d];
+  dir.eng->offer(t);
+  dir.tags.push_back(tag);
+  const std::uint64_t q = dir.eng->waiting();
+  if (q > dir.max_queue) dir.max_queue = q;
+  schedule(d);
+}
+
+void FabricEngine::schedule(std::size_t d) {
+  const ps_t t = dirs_[d].eng->next_event_time();
+  if (t < scheduled_[d]) {
+    scheduled_[d] = t;
+    heap_.push(t, d);
+  }
+}
+
+void FabricEngine::on_delivery(std::size_t d, ps_t t) {
+  Direction& dir = dirs_[d];
+  const FlitTag tag = dir.tags.front();
+  dir.tags.pop_front();
+  const EngineNode& node = nodes_[dir.to];
+  if (node.accelerator && node.rank == tag.dst_rank) {
+    Transfer& tr = transfers_[tag.transfer];
+    if (--tr.flits_left == 0) {
+      --open_transfers_;
+      if (sink_) sink_->push_back({tag.transfer, tr.cookie, t});
+    }
+    return;
+  }
+  const Hop h = routing_->next_hop(dir.to, tag.dst_rank);
+  offer(out_dir_[dir.to][h.port], t + node.switch_latency_ps, tag);
+}
+
+ps_t FabricEngine::next_event_time() {
+  // Stale entries (a direction rescheduled since) are dropped when popped.
+  return heap_.empty() ? link::kNever : heap_.min_key();
+}
+
+ps_t FabricEngine::run(ps_t limit, std::vector<Completion>& out) {
+  sink_ = &out;
+  const std::size_t before = out.size();
+  ps_t completed_at = link::kNever;
+  while (failed_dir_ < 0) {
+    if (heap_.empty() || heap_.min_key() >= limit) break;
+    const auto [t, d] = heap_.pop();
+    if (t != scheduled_[d]) continue;  // stale
+    scheduled_[d] = link::kNever;
+    // Step this direction for as long as its next event is no later than every
+    // other direction's (the global order is kept; one heap update per run).
+    link::LinkEngine& eng = *dirs_[d].eng;
+    ps_t te = t;
+    do {
+      now_ = te;
+      if (horizon_ < te) horizon_ = te;
+      eng.step();
+      if (eng.status() == link::LinkEngine::Status::link_down) {
+        failed_dir_ = static_cast<int>(d);
+        break;
+      }
+      if (out.size() > before && completed_at == link::kNever) {
+        completed_at = te;
+        limit = te + 1;  // finish this instant, then return
+      }
+      te = eng.next_event_time();
+    } while (te < limit && te < next_event_time());
+    schedule(d);
+  }
+  sink_ = nullptr;
+  if (completed_at != link::kNever) {
+    // Posts at the completion instant are still allowed (a link accepts an
+    // offer at its current time), so the horizon stays at that instant.
+    horizon_ = completed_at;
+    return horizon_;
+  }
+  // Every event before min(limit, next event) is done.
+  const ps_t next = next_event_time();
+  const ps_t h = std::min(limit, next);
+  if (h != link::kNever && h > horizon_) horizon_ = h;
+  return horizon_;
+}
+
+DirectionStats FabricEngine::direction_stats(std::size_t d) const {
+  const Direction& dir = dirs_[d];
+  return {nodes_[dir.from].name, nodes_[dir.to].name, dir.from_port, &dir.eng->stats(), dir.eng->replayed_flits(),
+          dir.max_queue};
+}
+
+std::string FabricEngine::diagnosis() const {
+  std::ostringstream os;
+  os << open_transfers_ << " transfer(s) in flight at t=" << now_ / 1000.0 << "ns";
+  if (failed_dir_ >= 0) {
+    const Direction& dir = dirs_[failed_dir_];
+    os << "; link " << nodes_[dir.from].name << ".port" << dir.from_port << " -> " << nodes_[dir.to].name
+       << " went down: " << dir.eng->diagnosis();
+  }
+  std::size_t shown = 0;
+  for (const auto& dir : dirs_) {
+    if (dir.tags.empty() || shown >= 8) continue;
+    os << "\n  " << nodes_[dir.from].name << ".port" << dir.from_port << " -> " << nodes_[dir.to].name << ": "
+       << dir.eng->diagnosis();
+    ++shown;
+  }
+  return os.str();
+}
+
+}  // namespace fabricsim::fabric_core

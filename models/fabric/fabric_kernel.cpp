@@ -1,0 +1,198 @@
+#include "models/fabric/fabric_kernel.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+#include "models/fabric/dma_ext.h"
+
+namespace fabricsim::models {
+
+fabric_kernel::fabric_kernel(const sc_core::sc_module_name& name, std::unique_ptr<fabric_core::FabricEngine> engine,
+                             int ranks, std::vector<std::string> rank_names, std::uint64_t deadline_ps)
+    : sc_module(name),
+      dma_in("dma_in"),
+      mem_out("mem_out"),
+      sync_export("sync_export"),
+      engine_(std::move(engine)),
+      ranks_(ranks),
+      rank_names_(std::move(rank_names)),
+      deadline_ps_(deadline_ps),
+      ctl_(ranks, nullptr),
+      state_(ranks, rank_state::running),
+      until_(ranks, 0) {
+  if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
+    SC_REPORT_FATAL("fabricsim/fabric_kernel", "the time resolution must be 1 ps");
+  dma_in.register_b_transport(this, &fabric_kernel::b_transport);
+  sync_export.bind(*this);
+  SC_HAS_PROCESS(fabric_kernel);
+  SC_THREAD(kernel_thread);
+}
+
+void fabric_kernel::attach(int rank, rank_control_if* r) {
+  if (rank < 0 || rank >= ranks_) SC_REPORT_ERROR("fabricsim/fabric_kernel", "attach: rank out of range");
+  ctl_[rank] = r;
+}
+
+void fabric_kernel::set_state(int rank, rank_state s, std::uint64_t until_ps) {
+  state_[rank] = s;
+  until_[rank] = until_ps;
+  state_changed_.notify(sc_core::SC_ZERO_TIME);
+}
+
+std::uint64_t fabric_kernel::barrier_arrive(int) {
+  const std::uint64_t target = barrier_gen_ + 1;
+  if (++barrier_count_ == ranks_) {
+    barrier_count_ = 0;
+    ++barrier_gen_;
+    for (int r = 0; r < ranks_; ++r)
+      if (state_[r] == rank_state::blocked) wake_rank(r);
+  }
+  return target;
+}
+
+void fabric_kernel::wake_rank(int r) {
+  if (state_[r] == rank_state::done) return;
+  state_[r] = rank_state::running;  // may post from now on: the horizon stops here
+  ctl_[r]->wake();
+}
+
+std::uint64_t fabric_kernel::horizon() const {
+  std::uint64_t h = link::kNever;
+  const std::uint64_t now = now_ps();
+  for (int r = 0; r < ranks_; ++r) {
+    if (state_[r] == rank_state::running) h = std::min(h, now);
+    if (state_[r] == rank_state::compute) h = std::min(h, until_[r]);
+  }
+  return h;
+}
+
+void fabric_kernel::b_transport(int id, tlm::tlm_generic_payload& tx, sc_core::sc_time& delay) {
+  dma_ext* ext = nullptr;
+  tx.get_extension(ext);
+  if (!ext || ext->peer < 0 || ext->peer >= ranks_ || ext->peer == id) {
+    tx.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
+  }
+  Op op;
+  op.requester = id;
+  op.op = ext->op;
+  op.read = tx.is_read();
+  op.peer = ext->peer;
+  op.peer_addr = ext->peer_addr;
+  op.local_addr = ext->local_addr;
+  op.bytes = tx.get_data_length();
+  op.flag = ext->flag;
+  op.stage = 0;
+  if (!op.read && tx.get_data_ptr()) op.data.assign(tx.get_data_ptr(), tx.get_data_ptr() + op.bytes);
+  const std::uint64_t t = now_ps() + delay.value();
+  const std::uint64_t key = ops_.size();
+  ops_.push_back(std::move(op));
+  const Op& o = ops_.back();
+  try {
+    // A read first sends a one-flit request to the target.
+    engine_->post(id, o.peer, o.read ? 1 : o.bytes, std::max(t, engine_->horizon()), key);
+  } catch (const std::invalid_argument& e) {
+    ops_.pop_back();
+    tx.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
+  }
+  tx.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void fabric_kernel::land(int rank, std::uint64_t addr, unsigned char* data, std::uint64_t bytes) {
+  tlm::tlm_generic_payload tx;
+  tx.set_command(tlm::TLM_WRITE_COMMAND);
+  tx.set_address(addr);
+  tx.set_data_ptr(data);
+  tx.set_data_length(static_cast<unsigned>(bytes));
+  tx.set_streaming_width(static_cast<unsigned>(bytes));
+  tx.set_byte_enable_ptr(nullptr);
+  tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+  mem_out[rank]->b_transport(tx, d);
+  if (tx.is_response_error())
+    fail("a write landed outside the memory of " + rank_names_[rank] + " at address " + std::to_string(addr));
+}
+
+void fabric_kernel::complete(const fabric_core::Completion& c) {
+  Op& o = ops_[c.cookie];
+  ++completions_;
+  if (!o.read) {
+    land(o.peer, o.peer_addr, o.data.empty() ? nullptr : o.data.data(), o.bytes);
+    if (o.flag >= 0) {
+      std::uint64_t one = 1;
+      land(o.peer, flag_address(o.flag), reinterpret_cast<unsigned char*>(&one), 8);
+    }
+    std::vector<unsigned char>().swap(o.data);
+    ctl_[o.requester]->op_complete(o.op);
+    wake_rank(o.peer);
+    wake_rank(o.requester);
+    return;
+  }
+  if (o.stage == 0) {
+    // Request reached the target: read its memory, send the data back.
+    if (ctl_[o.peer]->functional()) o.data.assign(o.bytes, 0);
+    tlm::tlm_generic_payload tx;
+    tx.set_command(tlm::TLM_READ_COMMAND);
+    tx.set_address(o.peer_addr);
+    tx.set_data_ptr(o.data.empty() ? nullptr : o.data.data());
+    tx.set_data_length(static_cast<unsigned>(o.bytes));
+    tx.set_streaming_width(static_cast<unsigned>(o.bytes));
+    tx.set_byte_enable_ptr(nullptr);
+    tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_core::sc_time d = sc_core::SC_ZERO_TIME;
+    mem_out[o.peer]->b_transport(tx, d);
+    if (tx.is_response_error())
+      fail("a read of " + rank_names_[o.peer] + " at address " + std::to_string(o.peer_addr) + " is outside its memory");
+    o.stage = 1;
+    engine_->post(o.peer, o.requester, o.bytes, c.time_ps, c.cookie);
+    return;
+  }
+  land(o.requester, o.local_addr, o.data.empty() ? nullptr : o.data.data(), o.bytes);
+  std::vector<unsigned char>().swap(o.data);
+  ctl_[o.requester]->op_complete(o.op);
+  wake_rank(o.requester);
+}
+
+void fabric_kernel::fail(const std::string& why) {
+  std::ostringstream os;
+  os << name() << ": " << why << " at t=" << now_ps() / 1000.0 << "ns";
+  for (int r = 0; r < ranks_; ++r)
+    if (state_[r] == rank_state::blocked) os << "\n  " << rank_names_[r] << " waits for " << ctl_[r]->waiting_for();
+  os << "\n  fabric: " << engine_->diagnosis();
+  SC_REPORT_ERROR("fabricsim/fabric_kernel", os.str().c_str());
+  throw std::logic_error("unreachable");
+}
+
+void fabric_kernel::kernel_thread() {
+  std::vector<fabric_core::Completion> done;
+  for (int r = 0; r < ranks_; ++r)
+    if (!ctl_[r]) fail("rank " + std::to_string(r) + " has no accelerator attached");
+  while (true) {
+    if (std::all_of(state_.begin(), state_.end(), [](rank_state s) { return s == rank_state::done; })) break;
+    const std::uint64_t h = horizon();
+    done.clear();
+    engine_->run(h, done);
+    if (engine_->failed_direction() >= 0) fail("a link went down (retry limit)");
+    if (!done.empty()) {
+      const std::uint64_t tc = done.front().time_ps;
+      if (tc > deadline_ps_) fail("simulated time passed the deadline");
+      if (tc > now_ps()) sc_core::wait(sc_core::sc_time::from_value(tc - now_ps()));
+      for (const auto& c : done) complete(c);
+      continue;
+    }
+    if (h == link::kNever) {
+      // Nobody can post and the core has nothing left to do.
+      if (engine_->next_event_time() == link::kNever) fail("deadlock: every unfinished rank is blocked and no flit is in flight");
+      continue;
+    }
+    if (h > deadline_ps_) fail("simulated time passed the deadline");
+    if (h > now_ps())
+      sc_core::wait(sc_core::sc_time::from_value(h - now_ps()), state_changed_);
+    else
+      sc_core::wait(state_changed_);
+  }
+}
+
+}  // namespace fabricsim::models

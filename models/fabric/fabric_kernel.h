@@ -1,0 +1,90 @@
+#pragma once
+// The fabric kernel: owns the flit-level timing core of all links and
+// switches, accepts DMA operations from accelerators, lands data in their
+// memories, and keeps the timing core causal with respect to the software.
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/multi_passthrough_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/fabric/core/fabric_engine.h"
+#include "models/fabric/fabric_sync_if.h"
+
+namespace fabricsim::models {
+
+/// Fabric kernel (docs/models/fabric.md).
+///
+/// Sockets: `dma_in` (multi target) bound by every accelerator's `dma`, in
+/// rank order; `mem_out` (multi initiator) bound to every accelerator's
+/// `mem`, in rank order; `sync_export` implements fabric_sync_if for the
+/// accelerators' `sync` ports.
+///
+/// Synchronisation (conservative): the timing core may process events only
+/// before the earliest time any rank could still post (a running rank: now;
+/// a computing rank: the end of its computation; a blocked rank: never,
+/// until the kernel wakes it). The kernel thread advances the core to that
+/// horizon, stops at the first instant transfers complete, waits until that
+/// simulated time, lands the data (TLM writes into `mem_out`), and wakes the
+/// ranks concerned. SystemC sees one wake-up per completion instant, never one
+/// per flit. A run where every rank is blocked and no flit is in flight is a
+/// deadlock: the kernel raises SC_REPORT_ERROR with a diagnosis naming each
+/// blocked rank's module and what it waits for, and every busy link's state.
+/// A link that exceeds its retry limit, or simulated time passing
+/// `deadline_ps`, stops the run the same way.
+class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
+ public:
+  tlm_utils::multi_passthrough_target_socket<fabric_kernel> dma_in;
+  tlm_utils::multi_passthrough_initiator_socket<fabric_kernel> mem_out;
+  sc_core::sc_export<fabric_sync_if> sync_export;
+
+  fabric_kernel(const sc_core::sc_module_name& name, std::unique_ptr<fabric_core::FabricEngine> engine, int ranks,
+                std::vector<std::string> rank_names, std::uint64_t deadline_ps);
+
+  const fabric_core::FabricEngine& engine() const { return *engine_; }
+  std::uint64_t completions() const { return completions_; }
+
+  // fabric_sync_if
+  void attach(int rank, rank_control_if* r) override;
+  void set_state(int rank, rank_state s, std::uint64_t until_ps) override;
+  std::uint64_t barrier_arrive(int rank) override;
+  std::uint64_t barrier_generation() const override { return barrier_gen_; }
+
+ private:
+  struct Op {
+    int requester;            // rank that posted it
+    std::uint64_t op;         // requester's op id
+    bool read;
+    int peer;
+    std::uint64_t peer_addr, local_addr, bytes;
+    int flag;
+    std::vector<unsigned char> data;
+    int stage;                // read: 0 = request in flight, 1 = data in flight
+  };
+  void b_transport(int id, tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
+  void kernel_thread();
+  void complete(const fabric_core::Completion& c);
+  void land(int rank, std::uint64_t addr, unsigned char* data, std::uint64_t bytes);
+  void wake_rank(int rank);
+  std::uint64_t horizon() const;
+  [[noreturn]] void fail(const std::string& why);
+  std::uint64_t now_ps() const { return sc_core::sc_time_stamp().value(); }
+
+  std::unique_ptr<fabric_core::FabricEngine> engine_;
+  int ranks_;
+  std::vector<std::string> rank_names_;
+  std::uint64_t deadline_ps_;
+  std::vector<rank_control_if*> ctl_;
+  std::vector<rank_state> state_;
+  std::vector<std::uint64_t> until_;
+  std::vector<Op> ops_;
+  std::uint64_t barrier_gen_ = 0;
+  int barrier_count_ = 0;
+  std::uint64_t completions_ = 0;
+  sc_core::sc_event state_changed_;
+};
+
+}  // namespace fabricsim::models

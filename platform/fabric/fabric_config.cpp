@@ -1,0 +1,235 @@
+#include "platform/fabric/fabric_config.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "platform/config/link_config.h"
+
+namespace fabricsim::fabric {
+
+namespace {
+
+std::string where_of(const config::Section& s, const std::string& key) {
+  // Section::fail formats "file:line:col: key 'x'"; reuse it to get the prefix.
+  try {
+    s.fail(key, "");
+  } catch (const config::ConfigError& e) {
+    std::string w = e.what();
+    const auto p = w.find(": key '");
+    return p == std::string::npos ? w : w.substr(0, p);
+  }
+  return s.file();
+}
+
+models::accelerator_params parse_accel(config::Section s, const models::accelerator_params& base, bool& auto_mem) {
+  models::accelerator_params p = base;
+  const std::string mem = s.string("memory", auto_mem ? "auto" : fmt::format("{}B", p.memory_bytes));
+  if (mem == "auto") {
+    auto_mem = true;
+  } else {
+    auto_mem = false;
+    config::Section tmp = s;  // re-read with the unit parser for a proper error
+    p.memory_bytes = tmp.bytes("memory", p.memory_bytes);
+    if (p.memory_bytes == 0) s.fail("memory", "memory must be > 0");
+  }
+  p.reduce_rate_bytes_per_s = s.rate_bps("reduce_rate", p.reduce_rate_bytes_per_s * 8) / 8.0;
+  p.dma_setup_ps = s.time_ps("dma_setup", p.dma_setup_ps);
+  p.memory_latency_ps = s.time_ps("memory_latency", p.memory_latency_ps);
+  p.flags = static_cast<std::uint32_t>(s.integer("flags", p.flags, 8, 1u << 20));
+  s.finish();
+  return p;
+}
+
+models::switch_params parse_switch(config::Section s, const models::switch_params& base) {
+  models::switch_params p = base;
+  p.latency_ps = s.time_ps("latency", p.latency_ps);
+  s.finish();
+  return p;
+}
+
+// "acc3.1" -> ("acc3", 1)
+bool split_endpoint(const std::string& t, std::string& node, std::uint32_t& port) {
+  const auto dot = t.rfind('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 >= t.size()) return false;
+  node = t.substr(0, dot);
+  try {
+    std::size_t pos = 0;
+    const unsigned long v = std::stoul(t.substr(dot + 1), &pos);
+    if (pos != t.size() - dot - 1 || v > 65535) return false;
+    port = static_cast<std::uint32_t>(v);
+  } catch (...) {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string fabric_kind(const config::Document& doc) {
+  const YAML::Node& r = doc.root;
+  const YAML::Node f = r["fabric"];
+  if (!f || !f.IsMap() || !f["kind"] || !f["kind"].IsScalar())
+    throw config::ConfigError(doc.file + ": key 'fabric.kind': required value is missing");
+  return f["kind"].Scalar();
+}
+
+FabricRunConfig parse_fabric(config::Section root) {
+  FabricRunConfig c;
+  FabricSpec& F = c.fabric;
+  config::Section f = root.child("fabric");
+  F.name = f.string("name", "fabric");
+  F.generator = f.choice("kind", "ring", {"ring", "switched-pod", "explicit"});
+  std::uint64_t n_acc = 0, n_sw = 0;
+  if (F.generator != "explicit") n_acc = f.integer("accelerators", 8, 2, 1u << 16);
+  if (F.generator == "switched-pod") n_sw = f.integer("switches", 1, 1, 256);
+  f.finish();
+
+  config::Section d = root.child_or_empty("defaults");
+  c.default_link = config::parse_link(d.child_or_empty("link"));
+  bool auto_mem = true;
+  const models::accelerator_params acc = parse_accel(d.child_or_empty("accelerator"), {}, auto_mem);
+  const models::switch_params swp = parse_switch(d.child_or_empty("switch"), {});
+  d.finish();
+  c.workload.auto_memory = auto_mem;
+
+  auto add_node = [&](const std::string& id, const std::string& kind, const SourceRef& src) {
+    NodeSpec n;
+    n.id = id;
+    n.kind = kind;
+    n.src = src;
+    n.accel = acc;
+    n.sw = swp;
+    F.nodes.push_back(n);
+    return F.nodes.size() - 1;
+  };
+  auto add_link = [&](std::size_t a, std::uint32_t pa, std::size_t b, std::uint32_t pb, const SourceRef& src) {
+    LinkSpec l;
+    l.a = a;
+    l.b = b;
+    l.a_port = pa;
+    l.b_port = pb;
+    l.link = c.default_link;
+    l.id = F.links.size();
+    l.src = src;
+    F.links.push_back(l);
+  };
+
+  if (F.generator == "ring") {
+    const SourceRef src{where_of(f, "accelerators"), "fabric.accelerators"};
+    for (std::uint64_t i = 0; i < n_acc; ++i) add_node(fmt::format("acc{}", i), "accelerator", src);
+    for (std::uint64_t i = 0; i < n_acc; ++i) add_link(i, 1, (i + 1) % n_acc, 0, src);
+    if (n_acc == 2) F.links.pop_back();  // two ranks: one link, not two parallel ones
+  } else if (F.generator == "switched-pod") {
+    const SourceRef src{where_of(f, "switches"), "fabric.switches"};
+    for (std::uint64_t i = 0; i < n_acc; ++i) add_node(fmt::format("acc{}", i), "accelerator", src);
+    for (std::uint64_t s = 0; s < n_sw; ++s) add_node(fmt::format("sw{}", s), "ualink-switch", src);
+    for (std::uint64_t i = 0; i < n_acc; ++i)
+      for (std::uint64_t s = 0; s < n_sw; ++s)
+        add_link(i, static_cast<std::uint32_t>(s), n_acc + s, static_cast<std::uint32_t>(i), src);
+  } else {
+    std::map<std::string, std::size_t> ids;
+    for (auto& n : root.list("nodes", true)) {
+      const std::string id = n.required_string("id");
+      const std::string kind = n.required_string("kind");
+      const SourceRef src{where_of(n, "id"), n.path() + ".id"};
+      if (ids.count(id)) n.fail("id", fmt::format("duplicate node id '{}'", id));
+      const std::size_t k = add_node(id, kind, src);
+      ids[id] = k;
+      if (kind == "accelerator") {
+        bool am = auto_mem;
+        F.nodes[k].accel = parse_accel(n.child_or_empty("accelerator"), acc, am);
+      } else {
+        n.child_or_empty("accelerator").finish();
+      }
+      if (kind == "ualink-switch") F.nodes[k].sw = parse_switch(n.child_or_empty("switch"), swp);
+      else n.child_or_empty("switch").finish();
+      F.nodes[k].ports = static_cast<std::uint32_t>(n.integer("ports", 0, 0, 65536));
+      n.finish();
+    }
+    for (auto& l : root.list("links", true)) {
+      std::string na, nb;
+      std::uint32_t pa = 0, pb = 0;
+      const std::string ea = l.required_string("a"), eb = l.required_string("b");
+      if (!split_endpoint(ea, na, pa)) l.fail("a", fmt::format("'{}' is not NODE.PORT (e.g. acc0.0)", ea));
+      if (!split_endpoint(eb, nb, pb)) l.fail("b", fmt::format("'{}' is not NODE.PORT (e.g. sw0.3)", eb));
+      if (!ids.count(na)) l.fail("a", fmt::format("dangling reference: no node '{}'", na));
+      if (!ids.count(nb)) l.fail("b", fmt::format("dangling reference: no node '{}'", nb));
+      add_link(ids[na], pa, ids[nb], pb, {where_of(l, "a"), l.path()});
+      if (l.has("link")) F.links.back().link = config::parse_link_overlay(l.child("link"), c.default_link);
+      else l.child_or_empty("link").finish();
+      l.finish();
+    }
+  }
+  if (F.generator != "explicit") {
+    root.list("nodes");
+    root.list("links");
+  }
+  // Ranks in declaration order. A node's `ports` stays as declared (0 = as many
+  // as its links use); FabricGraph rejects a port beyond a declared count.
+  int rank = 0;
+  for (auto& n : F.nodes)
+    if (n.kind == "accelerator") n.rank = rank++;
+
+  for (auto& o : root.list("link_overrides")) {
+    const std::uint64_t idx = o.integer("index", 0, 0, ~0ull);
+    if (!o.has("index")) o.fail("index", "required value is missing");
+    if (idx >= F.links.size()) o.fail("index", fmt::format("no link {} (the fabric has {} links)", idx, F.links.size()));
+    F.links[idx].link = config::parse_link_overlay(o.child("link"), F.links[idx].link);
+    o.finish();
+  }
+
+  config::Section w = root.child_or_empty("workload");
+  const std::string op = w.choice("collective", "allreduce",
+                                  {"allreduce", "reduce_scatter", "allgather", "alltoall", "broadcast"});
+  c.workload.collective.op = sw::parse_op(op);
+  c.workload.collective.algorithm = w.choice("algorithm", "ring", sw::algorithms(c.workload.collective.op));
+  c.workload.collective.bytes = w.bytes("size", 8ull << 20);
+  c.workload.collective.root = static_cast<int>(w.integer("root", 0, 0, 1u << 20));
+  c.workload.collective.pipeline_chunks = static_cast<int>(w.integer("pipeline_chunks", 8, 1, 1u << 20));
+  c.workload.iterations = static_cast<int>(w.integer("iterations", 1, 1, 1000000));
+  c.workload.verify = w.boolean("verify", true);
+  c.workload.data = w.boolean("data", true);
+  try {
+    sw::layout(c.workload.collective, rank);
+  } catch (const std::invalid_argument& e) {
+    w.fail(w.has("size") ? "size" : "algorithm", e.what());
+  }
+  w.finish();
+
+  config::Section r = root.child_or_empty("run");
+  c.seed = r.integer("seed", 1, 0, ~0ull);
+  c.deadline_ps = r.time_ps("deadline", 10'000'000'000'000ull);
+  r.finish();
+  root.finish();
+  return c;
+}
+
+nlohmann::ordered_json to_json(const FabricRunConfig& c) {
+  nlohmann::ordered_json j;
+  j["name"] = c.fabric.name;
+  j["kind"] = c.fabric.generator;
+  j["accelerators"] = c.fabric.accelerators();
+  j["switches"] = c.fabric.nodes.size() - c.fabric.accelerators();
+  j["links"] = c.fabric.links.size();
+  j["seed"] = c.seed;
+  j["policy"] = c.default_link.policy_name;
+  config::LinkExperimentConfig tmp;
+  tmp.link = c.default_link;
+  j["default_link"] = config::to_json(tmp)["link"];
+  j["workload"] = {{"collective", sw::to_string(c.workload.collective.op)},
+                   {"algorithm", c.workload.collective.algorithm},
+                   {"size_bytes", c.workload.collective.bytes},
+                   {"iterations", c.workload.iterations},
+                   {"data", c.workload.data},
+                   {"root", c.workload.collective.root}};
+  nlohmann::ordered_json over = nlohmann::ordered_json::array();
+  for (const auto& l : c.fabric.links)
+    if (l.link.policy_name != c.default_link.policy_name || l.link.policy.window_high != c.default_link.policy.window_high)
+      over.push_back({{"link", l.id}, {"policy", l.link.policy_name}, {"window_high", l.link.policy.window_high}});
+  j["link_overrides"] = over;
+  return j;
+}
+
+}  // namespace fabricsim::fabric

@@ -1,0 +1,50 @@
+#pragma once
+// YAML -> FabricSpec + workload (docs/user-guide.md, "Fabric files").
+// Generators: `ring` (N accelerators, link acc_i.port1 <-> acc_{i+1}.port0),
+// `switched-pod` (N accelerators x S UALink switches, acc_i.port_s <->
+// sw_s.port_i), `explicit` (nodes and links lists). Defaults at the top
+// (`defaults.link`, `defaults.accelerator`, `defaults.switch`), overrides per
+// link (`link_overrides`, or `link:` inside an explicit link).
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "platform/config/yaml_config.h"
+#include "platform/fabric/fabric_spec.h"
+#include "sw/collectives.h"
+
+namespace fabricsim::fabric {
+
+/// The workload run on the accelerators.
+struct WorkloadSpec {
+  sw::CollectiveSpec collective;
+  int iterations = 1;
+  bool verify = true;        ///< check every output element against the expected value
+  bool data = true;          ///< move real bytes (false: timing only, no accelerator memory allocated)
+  bool auto_memory = true;   ///< size accelerator memory from the collective's layout
+};
+
+/// Everything one fabric run needs.
+struct FabricRunConfig {
+  FabricSpec fabric;
+  WorkloadSpec workload;
+  link::LinkConfig default_link;  ///< defaults.link after parsing (policy name reported as "policy")
+  std::uint64_t seed = 1;
+  std::uint64_t deadline_ps = 0;  ///< 0 = 10 s of simulated time
+};
+
+/// Kind of a fabric file without parsing it all: the value of fabric.kind
+/// ("link-pair", "ring", ...). Throws ConfigError if absent.
+std::string fabric_kind(const config::Document& doc);
+
+/// Parse a ring / switched-pod / explicit fabric file. Throws ConfigError
+/// naming file, line and key for unknown keys, bad units, duplicate node ids,
+/// dangling link endpoints, a port used twice, bad workload parameters;
+/// unreachable ranks are reported by FabricGraph (FabricError).
+FabricRunConfig parse_fabric(config::Section root);
+
+/// Effective configuration echo for result.json.
+nlohmann::ordered_json to_json(const FabricRunConfig& c);
+
+}  // namespace fabricsim::fabric

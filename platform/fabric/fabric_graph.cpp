@@ -1,0 +1,356 @@
+// FabricGraph: validation, hop-count routes and DOT export of a FabricSpec
+// (see fabric_graph.h). Boost.Graph, header-only: adjacency_list,
+// connected_components, breadth_first_search, write_graphviz.
+#include "platform/fabric/fabric_graph.h"
+
+#include <algorithm>
+#include <limits>
+#include <sstream>
+#include <unordered_map>
+#include <utility>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/connected_components.hpp>
+#include <boost/graph/graphviz.hpp>
+#include <boost/graph/visitors.hpp>
+#include <boost/property_map/property_map.hpp>
+
+namespace fabricsim::fabric {
+
+namespace {
+
+constexpr const char* kAccelerator = "accelerator";
+constexpr std::uint32_t kNoHop = std::numeric_limits<std::uint32_t>::max();
+
+/// Edge property: index of the link in FabricSpec::links.
+struct EdgeProps {
+  std::size_t link = 0;
+};
+
+/// Undirected multigraph (parallel links allowed), vertices = spec nodes.
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS,
+                                   boost::no_property, EdgeProps>;
+using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
+using Edge = boost::graph_traits<Graph>::edge_descriptor;
+
+/// "<where>: key '<key>': <what>".
+std::string at(const SourceRef& src, const std::string& what) {
+  return src.where + ": key '" + src.key + "': " + what;
+}
+
+/// "<where> key '<key>'" (a second place named inside a message).
+std::string place(const SourceRef& src) { return src.where + " key '" + src.key + "'"; }
+
+/// Escapes a string for a double-quoted DOT attribute value.
+std::string dot_quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + '"';
+}
+
+}  // namespace
+
+struct FabricGraph::Impl {
+  std::string name, generator;
+  std::vector<std::string> ids, kinds;
+  std::vector<SourceRef> node_src;
+  std::vector<int> rank;                       ///< per node; -1 for non-accelerators
+  std::vector<std::size_t> acc;                ///< node of rank r
+  struct LinkEnds {
+    std::size_t a, b;
+    std::uint32_t a_port, b_port;
+  };
+  std::vector<LinkEnds> links;
+  std::vector<std::vector<Hop>> adj;           ///< per node, sorted by port
+  Graph g;
+  std::size_t n = 0;                           ///< number of nodes
+  std::vector<int> dist;                       ///< [rank * n + node], -1 unreachable
+  std::vector<std::uint32_t> next;             ///< [rank * n + node] index into adj[node]
+  std::map<int, std::size_t> classes;
+  int diameter = 0;
+
+  void check_rank(int r) const {
+    if (r < 0 || static_cast<std::size_t>(r) >= acc.size())
+      throw std::out_of_range("fabric graph: rank " + std::to_string(r) + " out of range (" +
+                              std::to_string(acc.size()) + " accelerators)");
+  }
+  void check_node(std::size_t v) const {
+    if (v >= n)
+      throw std::out_of_range("fabric graph: node " + std::to_string(v) + " out of range (" +
+                              std::to_string(n) + " nodes)");
+  }
+};
+
+FabricGraph::FabricGraph(const FabricSpec& spec) {
+  auto p = std::make_shared<Impl>();
+  Impl& m = *p;
+  m.name = spec.name;
+  m.generator = spec.generator;
+  m.n = spec.nodes.size();
+  const std::size_t n = m.n;
+
+  // --- nodes: unique ids, accelerator ranks ---------------------------------
+  std::unordered_map<std::string, std::size_t> by_id;
+  std::size_t num_acc = spec.accelerators();
+  m.rank.assign(n, -1);
+  m.acc.assign(num_acc, n);
+  std::size_t decl = 0;
+  for (std::size_t v = 0; v < n; ++v) {
+    const NodeSpec& node = spec.nodes[v];
+    m.ids.push_back(node.id);
+    m.kinds.push_back(node.kind);
+    m.node_src.push_back(node.src);
+    auto [it, fresh] = by_id.emplace(node.id, v);
+    if (!fresh)
+      throw FabricError(at(node.src, "duplicate node id '" + node.id + "' (first declared at " +
+                                         place(spec.nodes[it->second].src) + ")"));
+    if (node.kind != kAccelerator) continue;
+    int r = node.rank < 0 ? static_cast<int>(decl) : node.rank;
+    ++decl;
+    if (static_cast<std::size_t>(r) >= num_acc)
+      throw FabricError(at(node.src, "accelerator '" + node.id + "': rank " + std::to_string(r) +
+                                         " out of range (" + std::to_string(num_acc) +
+                                         " accelerators)"));
+    if (m.acc[r] != n)
+      throw FabricError(at(node.src, "accelerator '" + node.id + "': duplicate rank " +
+                                         std::to_string(r) + " (also '" + m.ids[m.acc[r]] +
+                                         "' at " + place(spec.nodes[m.acc[r]].src) + ")"));
+    m.acc[r] = v;
+    m.rank[v] = r;
+  }
+
+  // --- links: endpoints, ports ---------------------------------------------
+  m.adj.assign(n, {});
+  m.links.reserve(spec.links.size());
+  std::unordered_map<std::uint64_t, std::size_t> port_user;  // (node << 32 | port) -> link
+  port_user.reserve(2 * spec.links.size());
+  for (std::size_t l = 0; l < spec.links.size(); ++l) {
+    const LinkSpec& ln = spec.links[l];
+    for (auto [end, idx] : {std::pair<const char*, std::size_t>{"a", ln.a}, {"b", ln.b}})
+      if (idx >= n)
+        throw FabricError(at(ln.src, std::string("dangling link endpoint: ") + end + " = node " +
+                                         std::to_string(idx) + ", but the fabric has " +
+                                         std::to_string(n) + " nodes"));
+    if (ln.a == ln.b)
+      throw FabricError(at(ln.src, "link connects node '" + m.ids[ln.a] + "' to itself (ports " +
+                                       std::to_string(ln.a_port) + " and " +
+                                       std::to_string(ln.b_port) + ")"));
+    for (auto [v, port] : {std::pair<std::size_t, std::uint32_t>{ln.a, ln.a_port}, {ln.b, ln.b_port}}) {
+      const NodeSpec& node = spec.nodes[v];
+      if (node.ports != 0 && port >= node.ports)
+        throw FabricError(at(ln.src, "port " + std::to_string(port) + " of node '" + node.id +
+                                         "' out of range: the node declares " +
+                                         std::to_string(node.ports) + " ports"));
+      auto [it, fresh] = port_user.emplace((static_cast<std::uint64_t>(v) << 32) | port, l);
+      if (!fresh)
+        throw FabricError(at(ln.src, "port " + std::to_string(port) + " of node '" + node.id +
+                                         "' used twice: by this link and by the link at " +
+                                         place(spec.links[it->second].src)));
+    }
+    m.links.push_back({ln.a, ln.b, ln.a_port, ln.b_port});
+    m.adj[ln.a].push_back({ln.a_port, l, ln.b});
+    m.adj[ln.b].push_back({ln.b_port, l, ln.a});
+  }
+  for (auto& ports : m.adj)
+    std::sort(ports.begin(), ports.end(),
+              [](const Hop& x, const Hop& y) { return x.port < y.port; });
+  for (std::size_t v : m.acc)
+    if (m.adj[v].empty())
+      throw FabricError(at(spec.nodes[v].src, "accelerator '" + m.ids[v] + "' (rank " +
+                                                  std::to_string(m.rank[v]) + ") has no link"));
+
+  // --- Boost graph, reachability --------------------------------------------
+  m.g = Graph(n);
+  for (std::size_t l = 0; l < m.links.size(); ++l)
+    boost::add_edge(m.links[l].a, m.links[l].b, EdgeProps{l}, m.g);
+  if (num_acc > 1) {
+    std::vector<int> comp(n);
+    boost::connected_components(
+        m.g, boost::make_iterator_property_map(comp.begin(), boost::get(boost::vertex_index, m.g)));
+    const std::size_t v0 = m.acc[0];
+    for (std::size_t r = 1; r < num_acc; ++r) {
+      const std::size_t v = m.acc[r];
+      if (comp[v] != comp[v0])
+        throw FabricError(at(spec.nodes[v].src,
+                             "accelerator '" + m.ids[v] + "' (rank " + std::to_string(r) +
+                                 ") and accelerator '" + m.ids[v0] +
+                                 "' (rank 0) are unreachable from each other"));
+    }
+  }
+
+  // --- distances: one BFS per destination rank (graph is undirected) --------
+  m.dist.assign(num_acc * n, -1);
+  for (std::size_t r = 0; r < num_acc; ++r) {
+    auto d = m.dist.begin() + static_cast<std::ptrdiff_t>(r * n);
+    auto dmap = boost::make_iterator_property_map(d, boost::get(boost::vertex_index, m.g));
+    const Vertex s = m.acc[r];
+    d[static_cast<std::ptrdiff_t>(s)] = 0;
+    boost::breadth_first_search(
+        m.g, s,
+        boost::visitor(boost::make_bfs_visitor(boost::record_distances(dmap, boost::on_tree_edge()))));
+  }
+
+  // --- forwarding tables: (node, rank) -> index into adj[node] --------------
+  m.next.assign(num_acc * n, kNoHop);
+  std::vector<std::uint32_t> cand;
+  for (std::size_t r = 0; r < num_acc; ++r) {
+    const int* d = m.dist.data() + r * n;
+    for (std::size_t v = 0; v < n; ++v) {
+      if (d[v] <= 0) continue;  // unreachable, or the destination itself
+      cand.clear();
+      const auto& ports = m.adj[v];
+      for (std::uint32_t i = 0; i < ports.size(); ++i)
+        if (d[ports[i].next_node] == d[v] - 1) cand.push_back(i);
+      m.next[r * n + v] = cand[(v + r) % cand.size()];
+    }
+  }
+
+  // --- path classes, diameter -----------------------------------------------
+  for (std::size_t s = 0; s < num_acc; ++s)
+    for (std::size_t r = 0; r < num_acc; ++r) {
+      if (s == r) continue;
+      const int h = m.dist[r * n + m.acc[s]];
+      ++m.classes[h];
+      m.diameter = std::max(m.diameter, h);
+    }
+
+  impl_ = std::move(p);
+}
+
+std::size_t FabricGraph::num_nodes() const { return impl_->n; }
+std::size_t FabricGraph::num_links() const { return impl_->links.size(); }
+const std::vector<std::size_t>& FabricGraph::accelerators() const { return impl_->acc; }
+
+std::vector<Hop> FabricGraph::first_hops(int src_rank, int dst_rank) const {
+  const Impl& m = *impl_;
+  m.check_rank(src_rank);
+  m.check_rank(dst_rank);
+  std::vector<Hop> out;
+  if (src_rank == dst_rank) return out;
+  const int* d = m.dist.data() + static_cast<std::size_t>(dst_rank) * m.n;
+  const std::size_t s = m.acc[src_rank];
+  for (const Hop& h : m.adj[s])
+    if (d[h.next_node] == d[s] - 1) out.push_back(h);
+  return out;
+}
+
+const Hop& FabricGraph::next_hop(std::size_t node, int dst_rank) const {
+  const Impl& m = *impl_;
+  m.check_node(node);
+  m.check_rank(dst_rank);
+  if (m.acc[dst_rank] == node)
+    throw std::invalid_argument("fabric graph: next_hop: node '" + m.ids[node] +
+                                "' is the destination rank " + std::to_string(dst_rank));
+  const std::uint32_t i = m.next[static_cast<std::size_t>(dst_rank) * m.n + node];
+  if (i == kNoHop)
+    throw FabricError(at(m.node_src[node], "node '" + m.ids[node] + "' has no route to rank " +
+                                               std::to_string(dst_rank) + " ('" +
+                                               m.ids[m.acc[dst_rank]] + "')"));
+  return m.adj[node][i];
+}
+
+int FabricGraph::hops(int src_rank, int dst_rank) const {
+  const Impl& m = *impl_;
+  m.check_rank(src_rank);
+  m.check_rank(dst_rank);
+  return m.dist[static_cast<std::size_t>(dst_rank) * m.n + m.acc[src_rank]];
+}
+
+int FabricGraph::distance(std::size_t node, int dst_rank) const {
+  const Impl& m = *impl_;
+  m.check_node(node);
+  m.check_rank(dst_rank);
+  return m.dist[static_cast<std::size_t>(dst_rank) * m.n + node];
+}
+
+int FabricGraph::diameter() const { return impl_->diameter; }
+std::map<int, std::size_t> FabricGraph::path_classes() const { return impl_->classes; }
+
+const std::vector<Hop>& FabricGraph::ports(std::size_t node) const {
+  impl_->check_node(node);
+  return impl_->adj[node];
+}
+const std::string& FabricGraph::node_id(std::size_t node) const {
+  impl_->check_node(node);
+  return impl_->ids[node];
+}
+const std::string& FabricGraph::node_kind(std::size_t node) const {
+  impl_->check_node(node);
+  return impl_->kinds[node];
+}
+int FabricGraph::rank_of(std::size_t node) const {
+  impl_->check_node(node);
+  return impl_->rank[node];
+}
+
+namespace {
+
+/// Vertex writer: label "<id>\n<kind>", box for switches, ellipse for accelerators.
+struct NodeWriter {
+  const std::vector<std::string>* ids;
+  const std::vector<std::string>* kinds;
+  void operator()(std::ostream& out, Vertex v) const {
+    const std::string& kind = (*kinds)[v];
+    out << "[label=" << dot_quote((*ids)[v] + "\n" + kind)
+        << ", shape=" << (kind == kAccelerator ? "ellipse" : "box") << "]";
+  }
+};
+
+}  // namespace
+
+std::string FabricGraph::to_dot() const {
+  const Impl& m = *impl_;
+  struct EdgeWriter {
+    const Impl* m;
+    void operator()(std::ostream& out, Edge e) const {
+      const auto& ln = m->links[m->g[e].link];
+      out << "[label=\"" << ln.a_port << '-' << ln.b_port << "\"]";
+    }
+  };
+  struct GraphWriter {
+    const Impl* m;
+    void operator()(std::ostream& out) const {
+      out << "label=" << dot_quote(m->name.empty() ? std::string("fabric") : m->name) << ";\n";
+    }
+  };
+  std::ostringstream os;
+  boost::write_graphviz(os, m.g, NodeWriter{&m.ids, &m.kinds}, EdgeWriter{&m}, GraphWriter{&m});
+  return os.str();
+}
+
+std::string FabricGraph::summary() const {
+  const Impl& m = *impl_;
+  std::ostringstream os;
+  os << "fabric '" << m.name << "'";
+  if (!m.generator.empty()) os << " (generator " << m.generator << ")";
+  os << "\n";
+  std::map<std::string, std::size_t> by_kind;
+  for (const auto& k : m.kinds) ++by_kind[k];
+  os << "nodes: " << m.n;
+  const char* sep = " (";
+  for (const auto& [kind, count] : by_kind) {
+    os << sep << kind << ": " << count;
+    sep = ", ";
+  }
+  if (!by_kind.empty()) os << ")";
+  os << "\nlinks: " << m.links.size() << "\n";
+  os << "path classes (hops: ordered accelerator pairs):";
+  if (m.classes.empty()) os << " none";
+  sep = " ";
+  for (const auto& [h, count] : m.classes) {
+    os << sep << h << ": " << count;
+    sep = ", ";
+  }
+  os << "\ndiameter: " << m.diameter << " hops\n";
+  return os.str();
+}
+
+}  // namespace fabricsim::fabric

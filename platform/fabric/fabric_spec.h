@@ -1,0 +1,59 @@
+#pragma once
+// A fabric as parsed from YAML, before any SystemC module exists: nodes with
+// ports, links between ports, per-link link-layer parameters. Produced by
+// fabric_config (generators: ring, switched-pod, explicit lists), consumed by
+// fabric_graph (checks, routes, DOT) and the elaboration.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/accelerator/accelerator_params.h"
+#include "models/link/core/link_engine.h"
+#include "models/switch/switch_params.h"
+
+namespace fabricsim::fabric {
+
+/// Where a YAML item came from, for error messages ("file:line:col").
+struct SourceRef {
+  std::string where;  ///< "file:line:col" or "--set ..." or "generator ring"
+  std::string key;    ///< full key path, e.g. "links[3].b"
+};
+
+using AcceleratorParams = models::accelerator_params;
+using SwitchParams = models::switch_params;
+
+/// One node of the fabric.
+struct NodeSpec {
+  std::string id;          ///< unique name, e.g. "acc3", "sw0"
+  std::string kind;        ///< "accelerator" or "ualink-switch" (registry kind)
+  int rank = -1;           ///< accelerators: 0..N-1 in declaration order; switches: -1
+  std::uint32_t ports = 0; ///< number of ports (max port index + 1)
+  AcceleratorParams accel;
+  SwitchParams sw;
+  SourceRef src;
+};
+
+/// One bidirectional link between two ports; both directions use `link`
+/// (each direction its own channel stream, keyed by `id`).
+struct LinkSpec {
+  std::size_t a = 0, b = 0;           ///< node indices
+  std::uint32_t a_port = 0, b_port = 0;
+  link::LinkConfig link;              ///< link-layer parameters (policy, FEC menu, channel, window)
+  std::uint64_t id = 0;               ///< link index; directions use channel ids 2*id and 2*id+1
+  SourceRef src;
+};
+
+/// The whole fabric.
+struct FabricSpec {
+  std::string name;
+  std::string generator;              ///< "ring", "switched-pod", "explicit"
+  std::vector<NodeSpec> nodes;
+  std::vector<LinkSpec> links;
+  std::size_t accelerators() const {
+    std::size_t n = 0;
+    for (const auto& x : nodes) n += x.kind == "accelerator";
+    return n;
+  }
+};
+
+}  // namespace fabricsim::fabric

@@ -1,0 +1,265 @@
+#include "platform/sim/fabric_run.h"
+
+#include <systemc>
+#include <tlm>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <sstream>
+
+#include "models/accelerator/accelerator.h"
+#include "models/fabric/core/fabric_engine.h"
+#include "models/fabric/fabric_kernel.h"
+#include "models/registry.h"
+#include "models/switch/ualink_switch.h"
+#include "platform/fabric/fabric_graph.h"
+
+namespace fabricsim::sim {
+
+namespace {
+
+/// fabric_core::Routing over the platform's FabricGraph.
+class GraphRouting : public fabric_core::Routing {
+ public:
+  explicit GraphRouting(std::shared_ptr<const fabric::FabricGraph> g) : g_(std::move(g)) {}
+  std::vector<fabric_core::Hop> first_hops(int src, int dst) const override {
+    std::vector<fabric_core::Hop> out;
+    for (const auto& h : g_->first_hops(src, dst)) out.push_back({h.port, h.link, h.next_node});
+    return out;
+  }
+  fabric_core::Hop next_hop(std::size_t node, int dst) const override {
+    const auto& h = g_->next_hop(node, dst);
+    return {h.port, h.link, h.next_node};
+  }
+
+ private:
+  std::shared_ptr<const fabric::FabricGraph> g_;
+};
+
+struct Timing {
+  std::vector<std::uint64_t> start;               // per iteration
+  std::vector<std::vector<std::uint64_t>> end;    // per iteration, per rank
+  std::vector<bool> correct;                      // per rank
+};
+
+}  // namespace
+
+std::string collective_csv(const fabric::FabricRunConfig& c, const CollectiveRow& r) {
+  return fmt::format(
+      "collective,algorithm,ranks,size,count,type,redop,time_us,algbw_gbps,busbw_gbps,correct\n"
+      "{},{},{},{},{},float,sum,{:.3f},{:.3f},{:.3f},{}\n",
+      sw::to_string(c.workload.collective.op), c.workload.collective.algorithm, c.fabric.accelerators(), r.size_bytes,
+      r.count, r.time_us, r.algbw_gbps, r.busbw_gbps, r.correct ? "true" : "false");
+}
+
+FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0) {
+  fabric::FabricRunConfig cfg = cfg0;
+  const auto& F = cfg.fabric;
+  auto graph = std::make_shared<const fabric::FabricGraph>(F);
+  const int N = static_cast<int>(F.accelerators());
+  const sw::CollectiveSpec spec = cfg.workload.collective;
+  const sw::Layout L = sw::layout(spec, N);
+
+  // Timing core.
+  std::vector<fabric_core::EngineNode> en;
+  for (const auto& n : F.nodes)
+    en.push_back({"fabric." + n.id, n.kind == "accelerator", n.rank, n.kind == "accelerator" ? 0 : n.sw.latency_ps});
+  std::vector<fabric_core::EngineLink> el;
+  for (const auto& l : F.links) el.push_back({l.a, l.b, l.a_port, l.b_port, l.link, l.id});
+  auto engine = std::make_unique<fabric_core::FabricEngine>(std::move(en), std::move(el), cfg.seed,
+                                                             std::make_shared<GraphRouting>(graph));
+
+  // Modules through the registry, by kind.
+  std::vector<std::unique_ptr<sc_core::sc_module>> modules;
+  std::vector<models::accelerator*> acc(N, nullptr);
+  std::vector<std::string> rank_names(N);
+  for (const auto& n : F.nodes) {
+    models::node_config nc;
+    nc.kind = n.kind;
+    nc.rank = n.rank;
+    nc.ports = n.ports;
+    if (nc.ports == 0)
+      for (const auto& l : F.links) {
+        if (&F.nodes[l.a] == &n) nc.ports = std::max(nc.ports, l.a_port + 1);
+        if (&F.nodes[l.b] == &n) nc.ports = std::max(nc.ports, l.b_port + 1);
+      }
+    if (n.kind == "accelerator") {
+      models::accelerator_params p = n.accel;
+      if (cfg.workload.auto_memory) p.memory_bytes = std::max<std::uint64_t>(L.total, 4096);
+      p.functional = cfg.workload.data;
+      if (p.memory_bytes < L.total)
+        throw std::invalid_argument(fmt::format("{}: the collective needs {} B of accelerator memory, {} has {} B",
+                                                n.src.where, L.total, n.id, p.memory_bytes));
+      nc.params = p;
+    } else {
+      nc.params = n.sw;
+    }
+    modules.push_back(models::model_registry::instance().create(n.kind, n.id.c_str(), nc));
+    if (n.kind == "accelerator") {
+      acc[n.rank] = dynamic_cast<models::accelerator*>(modules.back().get());
+      rank_names[n.rank] = modules.back()->name();
+    }
+  }
+  auto kernel = std::make_unique<models::fabric_kernel>("fabric", std::move(engine), N, rank_names, cfg.deadline_ps);
+  for (int r = 0; r < N; ++r) {
+    acc[r]->dma.bind(kernel->dma_in);
+    kernel->mem_out.bind(acc[r]->mem);
+    acc[r]->sync.bind(kernel->sync_export);
+  }
+
+  // Software: fill the input, then per iteration: barrier, collective, record.
+  auto timing = std::make_shared<Timing>();
+  timing->start.assign(cfg.workload.iterations, 0);
+  timing->end.assign(cfg.workload.iterations, std::vector<std::uint64_t>(N, 0));
+  timing->correct.assign(N, false);
+  const int iters = cfg.workload.iterations;
+  const bool verify = cfg.workload.verify && cfg.workload.data;
+  const bool data = cfg.workload.data;
+  for (int r = 0; r < N; ++r) {
+    acc[r]->set_program(
+        [timing, spec, L, iters, verify, data, N](models::accelerator_api& a) {
+          const int rank = a.rank();
+          for (int it = 0; it < iters; ++it) {
+            if (data) {
+              float* in = reinterpret_cast<float*>(a.memory() + L.in);
+              for (std::uint64_t i = 0; i < L.in_bytes / 4; ++i) in[i] = sw::input_value(rank, i);
+            }
+            a.barrier();
+            a.reset_flags();
+            a.barrier();
+            if (rank == 0) timing->start[it] = a.now_ps();
+            sw::run_collective(a, spec);
+            timing->end[it][rank] = a.now_ps();
+          }
+          bool ok = !data ? false : true;
+          if (verify) {
+            const float* out = reinterpret_cast<const float*>(a.memory() + L.out);
+            for (std::uint64_t i = 0; i < L.out_bytes / 4 && ok; ++i)
+              ok = out[i] == sw::expected_value(spec, N, rank, i);
+          }
+          timing->correct[rank] = ok;
+          a.barrier();
+        },
+        N);
+  }
+
+  FabricRunResult res;
+  tlm::tlm_global_quantum::instance().set(sc_core::sc_time(1, sc_core::SC_US));
+  try {
+    sc_core::sc_start();
+  } catch (const sc_core::sc_report& e) {
+    res.ok = false;
+    res.diagnosis = e.what();
+    return res;
+  } catch (const std::exception& e) {
+    res.ok = false;
+    res.diagnosis = e.what();
+    return res;
+  }
+  for (int r = 0; r < N; ++r)
+    if (!acc[r]->done()) {
+      res.ok = false;
+      res.diagnosis = fmt::format("{} did not finish: waits for {}", acc[r]->name(), acc[r]->waiting_for());
+      return res;
+    }
+  res.ok = true;
+
+  // nccl-tests row.
+  double sum_us = 0;
+  for (int it = 0; it < iters; ++it) {
+    const std::uint64_t end = *std::max_element(timing->end[it].begin(), timing->end[it].end());
+    sum_us += static_cast<double>(end - timing->start[it]) / 1e6;
+  }
+  CollectiveRow& row = res.row;
+  row.size_bytes = spec.bytes;
+  row.count = spec.bytes / 4;
+  row.time_us = sum_us / iters;
+  row.algbw_gbps = static_cast<double>(spec.bytes) / (row.time_us * 1e-6) / 1e9;
+  row.busbw_gbps = row.algbw_gbps * sw::busbw_factor(spec.op, N);
+  row.correct = std::all_of(timing->correct.begin(), timing->correct.end(), [](bool b) { return b; });
+
+  // Per-link statistics.
+  const auto& eng = kernel->engine();
+  std::ostringstream lcsv;
+  lcsv << "from,port,to,transmissions,retransmissions,replayed_flits,fec_bytes,control_bytes,first_attempt_errors,"
+          "residual_errors,terminal_failures,admission_stall_window_ns,admission_stall_replay_ns,max_queue";
+  const auto& menu = cfg.default_link.fec_menu;
+  for (const auto& p : menu) lcsv << ",tx_" << p.name;
+  lcsv << "\n";
+  nlohmann::ordered_json links = nlohmann::ordered_json::array();
+  struct Top {
+    std::uint64_t replayed;
+    std::string name;
+  };
+  std::vector<Top> top;
+  std::uint64_t control = 0, first_err = 0, tx = 0;
+  for (std::size_t d = 0; d < eng.directions(); ++d) {
+    const auto ds = eng.direction_stats(d);
+    const auto& s = *ds.stats;
+    res.replayed_flits += ds.replayed_flits;
+    res.fec_bytes += s.fec_bytes;
+    res.terminal_failures += s.terminal_failures;
+    control += s.control_bytes;
+    first_err += s.first_attempt_errors;
+    tx += s.transmissions;
+    lcsv << ds.from << "," << ds.from_port << "," << ds.to << "," << s.transmissions << "," << s.retransmissions << ","
+         << ds.replayed_flits << "," << s.fec_bytes << "," << s.control_bytes << "," << s.first_attempt_errors << ","
+         << s.residual_errors << "," << s.terminal_failures << "," << fmt::format("{:.1f}", s.admission_stall_window_ps / 1e3)
+         << "," << fmt::format("{:.1f}", s.admission_stall_replay_ps / 1e3) << "," << ds.max_queue;
+    for (std::size_t k = 0; k < s.profile_transmissions.size(); ++k) lcsv << "," << s.profile_transmissions[k];
+    lcsv << "\n";
+    if (s.transmissions) top.push_back({ds.replayed_flits, fmt::format("{}.port{} -> {}", ds.from, ds.from_port, ds.to)});
+  }
+  res.links_csv = lcsv.str();
+  std::stable_sort(top.begin(), top.end(), [](const Top& a, const Top& b) { return a.replayed > b.replayed; });
+
+  auto& j = res.json;
+  j["fabricsim"] = "0.1.0";
+  j["status"] = "done";
+  j["config"] = fabric::to_json(cfg);
+  j["collective"] = {{"collective", sw::to_string(spec.op)},
+                     {"algorithm", spec.algorithm},
+                     {"ranks", N},
+                     {"size", row.size_bytes},
+                     {"count", row.count},
+                     {"type", "float"},
+                     {"redop", "sum"},
+                     {"time_us", row.time_us},
+                     {"algbw_gbps", row.algbw_gbps},
+                     {"busbw_gbps", row.busbw_gbps},
+                     {"correct", cfg.workload.data ? nlohmann::ordered_json(row.correct) : nlohmann::ordered_json("not checked (timing only)")},
+                     {"iterations", iters}};
+  j["fabric"] = {{"transmissions", tx},
+                 {"replayed_flits", res.replayed_flits},
+                 {"fec_bytes", res.fec_bytes},
+                 {"control_bytes", control},
+                 {"first_attempt_errors", first_err},
+                 {"terminal_failures", res.terminal_failures},
+                 {"completions", kernel->completions()}};
+  j["row"] = {{"ranks", N},
+              {"size_bytes", row.size_bytes},
+              {"policy", cfg.default_link.policy_name},
+              {"seed", cfg.seed},
+              {"time_us", row.time_us},
+              {"replayed_flits", res.replayed_flits},
+              {"fec_bytes", res.fec_bytes},
+              {"algbw_gbps", row.algbw_gbps},
+              {"busbw_gbps", row.busbw_gbps}};
+
+  std::ostringstream sm;
+  sm << fmt::format("#  {:>12} {:>12} {:>6} {:>6} {:>12} {:>10} {:>10} {:>8}\n", "size", "count", "type", "redop",
+                    "time(us)", "algbw", "busbw", "correct");
+  sm << fmt::format("   {:>12} {:>12} {:>6} {:>6} {:>12.2f} {:>10.2f} {:>10.2f} {:>8}\n", row.size_bytes, row.count,
+                    "float", "sum", row.time_us, row.algbw_gbps, row.busbw_gbps,
+                    !cfg.workload.data ? "n/a" : row.correct ? "yes" : "NO");
+  sm << fmt::format("  links: {} directions, {} flit transmissions, {} replayed, FEC {:.1f} KiB, {} first-attempt raw errors\n",
+                    eng.directions(), tx, res.replayed_flits, res.fec_bytes / 1024.0, first_err);
+  for (std::size_t i = 0; i < std::min<std::size_t>(5, top.size()); ++i)
+    if (top[i].replayed) sm << fmt::format("    {:<40} replayed {}\n", top[i].name, top[i].replayed);
+  res.summary = sm.str();
+  return res;
+}
+
+}  // namespace fabricsim::sim

@@ -1,0 +1,41 @@
+#pragma once
+// Elaborate a fabric (ring, switched pod, explicit) through the model
+// registry, run its workload (a collective on every accelerator) and collect
+// nccl-tests-style results and per-link statistics.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "platform/fabric/fabric_config.h"
+
+namespace fabricsim::sim {
+
+/// One nccl-tests row (collectives.md §4): size and time of one operation.
+struct CollectiveRow {
+  std::uint64_t size_bytes = 0;
+  std::uint64_t count = 0;       ///< float32 elements
+  double time_us = 0;            ///< mean over iterations, start barrier to last rank's end
+  double algbw_gbps = 0;         ///< GB/s = size / time
+  double busbw_gbps = 0;         ///< algbw x busbw factor
+  bool correct = false;
+};
+
+struct FabricRunResult {
+  bool ok = false;
+  std::string diagnosis;         ///< why the run could not finish
+  CollectiveRow row;
+  std::uint64_t replayed_flits = 0, fec_bytes = 0, terminal_failures = 0;
+  nlohmann::ordered_json json;   ///< result.json
+  std::string links_csv;         ///< one row per link direction
+  std::string summary;           ///< human summary for stdout
+};
+
+/// Elaborate and simulate (once per process). Throws fabric::FabricError or
+/// config errors for a fabric that cannot be built.
+FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg);
+
+/// nccl-tests CSV header and row.
+std::string collective_csv(const fabric::FabricRunConfig& cfg, const CollectiveRow& r);
+
+}  // namespace fabricsim::sim
