@@ -84,6 +84,7 @@ std::shared_ptr<config::Document> load_fabric_doc(const RunArgs& a, std::string&
 
 int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   const fabric::FabricRunConfig cfg = fabric::parse_fabric(config::root_section(doc));
+  sim::validate_fabric(cfg);
   if (!a.quiet)
     std::cout << fmt::format("fabricsim run: {} ({}), {} {} of {} per rank on {} accelerators, policy {}, seed {}\n",
                              cfg.fabric.name, a.fabric, cfg.workload.collective.algorithm,

@@ -54,9 +54,23 @@ std::string collective_csv(const fabric::FabricRunConfig& c, const CollectiveRow
       r.count, r.time_us, r.algbw_gbps, r.busbw_gbps, r.correct ? "true" : "false");
 }
 
-FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0) {
+void validate_fabric(const fabric::FabricRunConfig& cfg) {
+  // Every node kind must have a registered model (style.md item 1).
+  const auto& registry = models::model_registry::instance();
+  for (const auto& n : cfg.fabric.nodes)
+    if (!registry.has(n.kind)) {
+      std::string known;
+      for (const auto& k : registry.kinds()) known += (known.empty() ? "" : ", ") + k;
+      throw fabric::FabricError(fmt::format("{}: key '{}': unknown node kind '{}' (registered: {})", n.src.where,
+                                            n.src.key, n.kind, known));
+    }
+  fabric::FabricGraph check(cfg.fabric);
+}
+
+FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram program) {
   fabric::FabricRunConfig cfg = cfg0;
   const auto& F = cfg.fabric;
+  validate_fabric(cfg);
   auto graph = std::make_shared<const fabric::FabricGraph>(F);
   const int N = static_cast<int>(F.accelerators());
   const sw::CollectiveSpec spec = cfg.workload.collective;
@@ -118,6 +132,10 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0) {
   const bool verify = cfg.workload.verify && cfg.workload.data;
   const bool data = cfg.workload.data;
   for (int r = 0; r < N; ++r) {
+    if (program) {
+      acc[r]->set_program(program, N);
+      continue;
+    }
     acc[r]->set_program(
         [timing, spec, L, iters, verify, data, N](models::accelerator_api& a) {
           const int rank = a.rank();
@@ -165,6 +183,7 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0) {
       return res;
     }
   res.ok = true;
+  if (program) return res;
 
   // nccl-tests row.
   double sum_us = 0;

@@ -4,8 +4,11 @@
 // nccl-tests-style results and per-link statistics.
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "models/accelerator/sw_api.h"
 
 #include "platform/fabric/fabric_config.h"
 
@@ -31,9 +34,18 @@ struct FabricRunResult {
   std::string summary;           ///< human summary for stdout
 };
 
-/// Elaborate and simulate (once per process). Throws fabric::FabricError or
-/// config errors for a fabric that cannot be built.
-FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg);
+/// Software a rank runs instead of the configured workload (tests, custom
+/// experiments); it receives the rank's accelerator interface.
+using RankProgram = std::function<void(models::accelerator_api&)>;
+
+/// Elaborate and simulate (once per process). With `program`, every rank runs
+/// it instead of the workload (no timing row, no verification). Throws
+/// fabric::FabricError or config errors for a fabric that cannot be built.
+FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg, RankProgram program = {});
+
+/// Check that every node kind has a registered model and that the fabric
+/// graph is valid (throws fabric::FabricError naming file, line and key).
+void validate_fabric(const fabric::FabricRunConfig& cfg);
 
 /// nccl-tests CSV header and row.
 std::string collective_csv(const fabric::FabricRunConfig& cfg, const CollectiveRow& r);

@@ -354,6 +354,74 @@ t_multiline_value() {
   expect_bad_input "$out" "$f:$line:" "key 'link.propagation'"
 }
 
+# ---------------------------------------------------- bad fabric graphs ---
+# An explicit fabric of three accelerators on one switch; each check breaks it
+# one way and expects exit 2 naming the file, the line and the key.
+write_tiny() {  # write_tiny NAME [sed-script]: $FX/NAME from the tiny fabric
+  cat >"$FX/tiny.yaml" <<'YAML'
+fabric:
+  name: tiny
+  kind: explicit
+nodes:
+  - {id: acc0, kind: accelerator}
+  - {id: acc1, kind: accelerator}
+  - {id: sw0, kind: ualink-switch}
+  - {id: acc2, kind: accelerator}
+links:
+  - {a: acc0.0, b: sw0.0}
+  - {a: acc1.0, b: sw0.1}
+  - {a: acc2.0, b: sw0.2}
+workload: {collective: allgather, algorithm: direct, size: 48KiB}
+YAML
+  if [[ -n ${2:-} ]]; then sed -e "$2" "$FX/tiny.yaml" >"$FX/$1"; else cp "$FX/tiny.yaml" "$FX/$1"; fi
+}
+
+t_tiny_ok() {
+  write_tiny ok.yaml
+  fs run "$FX/ok.yaml" --out "$RES/tiny"
+  [[ $rc -eq 0 ]] || { note "valid explicit fabric: exit $rc"; show_output; return; }
+  grep -q "allgather" "$RES/tiny/collectives.csv" || note "collectives.csv has no allgather row"
+  fs check "$FX/ok.yaml" --dot "$RES/tiny.dot"
+  [[ $rc -eq 0 ]] || { note "check: exit $rc"; show_output; return; }
+  grep -q "diameter: 2" "$OUT" || { note "check summary has no 'diameter: 2'"; show_output; }
+  grep -q "acc2" "$RES/tiny.dot" || note "DOT output does not name acc2"
+}
+
+t_dangling() {
+  write_tiny dangling.yaml 's/b: sw0.2/b: sw9.2/'
+  fs run "$FX/dangling.yaml" --out "$RES/dangling"
+  expect_bad_input "$RES/dangling" "dangling.yaml:12:" "links[2].b" "dangling reference"
+}
+
+t_duplicate_id() {
+  write_tiny dup.yaml 's/id: acc1,/id: acc0,/'
+  fs run "$FX/dup.yaml" --out "$RES/dup"
+  expect_bad_input "$RES/dup" "dup.yaml:6:" "nodes[1].id" "duplicate node id 'acc0'"
+}
+
+t_port_twice() {
+  write_tiny twice.yaml 's/b: sw0.2/b: sw0.1/'
+  fs run "$FX/twice.yaml" --out "$RES/twice"
+  expect_bad_input "$RES/twice" "twice.yaml:12:" "links[2]" "used twice"
+}
+
+t_unreachable() {
+  write_tiny unreach.yaml 's/  - {a: acc2.0, b: sw0.2}/  - {a: acc2.0, b: acc1.1}/; s/  - {a: acc1.0, b: sw0.1}/  - {a: acc1.0, b: acc2.1}/'
+  fs run "$FX/unreach.yaml" --out "$RES/unreach"
+  expect_bad_input "$RES/unreach" "unreach.yaml:" "unreachable"
+}
+
+t_unknown_kind() {
+  write_tiny kind.yaml 's/kind: ualink-switch/kind: ualink-swich/'
+  fs run "$FX/kind.yaml" --out "$RES/kind"
+  expect_bad_input "$RES/kind" "kind.yaml:7:" "nodes[2]" "unknown node kind 'ualink-swich'"
+}
+
+t_ring_bad_window() {
+  fs run "$ROOT/topologies/ring8.yaml" --set defaults.link.window_reduced=40 --out "$RES/ringw"
+  expect_bad_input "$RES/ringw" "--set defaults.link.window_reduced" "must not exceed"
+}
+
 # ------------------------------------------------------------------- main ---
 
 check "unknown key in the fabric file: exit 2, file:line, key path, nothing written" t_unknown_key
@@ -375,6 +443,14 @@ check "run --help exits 0" t_help
 check "sweep resume re-runs only a point whose result.json is missing" t_sweep_partial_resume
 check "--set of an unknown nested key (link.bogus.depth) is blamed on --set, not the file" t_set_unknown_nested
 check "bad value containing a newline still gives exactly one stderr line" t_multiline_value
+
+check "valid explicit fabric runs; check prints a summary and writes DOT" t_tiny_ok
+check "explicit fabric, dangling link endpoint: exit 2, file:line, links[2].b" t_dangling
+check "explicit fabric, duplicate node id: exit 2, file:line, nodes[1].id" t_duplicate_id
+check "explicit fabric, port used twice: exit 2, file:line, links[2]" t_port_twice
+check "explicit fabric, unreachable ranks: exit 2, names them" t_unreachable
+check "explicit fabric, unknown node kind: exit 2, file:line, the kind" t_unknown_kind
+check "ring fabric, W_R > W_H via --set: exit 2, names the override" t_ring_bad_window
 
 echo "$passed passed, $failed failed"
 ((failed == 0))
