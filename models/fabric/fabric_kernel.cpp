@@ -174,7 +174,14 @@ void fabric_kernel::kernel_thread() {
     const std::uint64_t h = horizon();
     done.clear();
     engine_->run(h, done);
-    if (engine_->failed_direction() >= 0) fail("a link went down (retry limit)");
+    if (engine_->failed_direction() >= 0) {
+      // A terminal failure is a result, not a malfunction: record it and stop.
+      std::ostringstream os;
+      os << name() << ": a link went down (retry limit) at t=" << now_ps() / 1000.0 << "ns; " << engine_->diagnosis();
+      link_down_ = os.str();
+      sc_core::sc_stop();
+      return;
+    }
     if (!done.empty()) {
       const std::uint64_t tc = done.front().time_ps;
       if (tc > deadline_ps_) fail("simulated time passed the deadline");

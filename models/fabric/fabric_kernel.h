@@ -32,9 +32,10 @@ namespace fabricsim::models {
 /// ranks concerned. SystemC sees one wake-up per completion instant, never one
 /// per flit. A run where every rank is blocked and no flit is in flight is a
 /// deadlock: the kernel raises SC_REPORT_ERROR with a diagnosis naming each
-/// blocked rank's module and what it waits for, and every busy link's state.
-/// A link that exceeds its retry limit, or simulated time passing
-/// `deadline_ps`, stops the run the same way.
+/// blocked rank's module and what it waits for, and every busy link's state;
+/// simulated time passing `deadline_ps` stops the run the same way. A link
+/// that exceeds its retry limit is a terminal failure: the kernel records it
+/// (link_down()) and calls sc_stop().
 class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
  public:
   tlm_utils::multi_passthrough_target_socket<fabric_kernel> dma_in;
@@ -46,6 +47,9 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
 
   const fabric_core::FabricEngine& engine() const { return *engine_; }
   std::uint64_t completions() const { return completions_; }
+  /// Non-empty if a link exceeded its retry limit: the simulation stopped
+  /// there (a terminal failure, reported as a result); names the link and flit.
+  const std::string& link_down() const { return link_down_; }
 
   // fabric_sync_if
   void attach(int rank, rank_control_if* r) override;
@@ -85,6 +89,7 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
   int barrier_count_ = 0;
   std::uint64_t completions_ = 0;
   sc_core::sc_event state_changed_;
+  std::string link_down_;
 };
 
 }  // namespace fabricsim::models

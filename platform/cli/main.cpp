@@ -102,7 +102,9 @@ int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   if (!a.quiet)
     std::cout << r.summary
               << fmt::format("  wrote {0}/result.json, {0}/collectives.csv, {0}/links.csv\n", out.string());
-  if (cfg.workload.data && !r.row.correct) {
+  if (!r.link_down.empty())
+    std::cerr << "warning: terminal failure, the collective did not complete: " << r.link_down << "\n";
+  if (r.link_down.empty() && cfg.workload.data && !r.row.correct) {
     std::cerr << "error: the collective's result is numerically wrong\n";
     return 1;
   }

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <sstream>
 
@@ -176,7 +178,8 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
     res.diagnosis = e.what();
     return res;
   }
-  for (int r = 0; r < N; ++r)
+  res.link_down = kernel->link_down();
+  for (int r = 0; r < N && res.link_down.empty(); ++r)
     if (!acc[r]->done()) {
       res.ok = false;
       res.diagnosis = fmt::format("{} did not finish: waits for {}", acc[r]->name(), acc[r]->waiting_for());
@@ -185,7 +188,8 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   res.ok = true;
   if (program) return res;
 
-  // nccl-tests row.
+  // nccl-tests row (no time if a link went down: the collective did not complete).
+  const bool completed = res.link_down.empty();
   double sum_us = 0;
   for (int it = 0; it < iters; ++it) {
     const std::uint64_t end = *std::max_element(timing->end[it].begin(), timing->end[it].end());
@@ -194,10 +198,14 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   CollectiveRow& row = res.row;
   row.size_bytes = spec.bytes;
   row.count = spec.bytes / 4;
-  row.time_us = sum_us / iters;
-  row.algbw_gbps = static_cast<double>(spec.bytes) / (row.time_us * 1e-6) / 1e9;
-  row.busbw_gbps = row.algbw_gbps * sw::busbw_factor(spec.op, N);
-  row.correct = std::all_of(timing->correct.begin(), timing->correct.end(), [](bool b) { return b; });
+  if (completed) {
+    row.time_us = sum_us / iters;
+    row.algbw_gbps = static_cast<double>(spec.bytes) / (row.time_us * 1e-6) / 1e9;
+    row.busbw_gbps = row.algbw_gbps * sw::busbw_factor(spec.op, N);
+    row.correct = std::all_of(timing->correct.begin(), timing->correct.end(), [](bool b) { return b; });
+  } else {
+    row.time_us = row.algbw_gbps = row.busbw_gbps = std::numeric_limits<double>::quiet_NaN();
+  }
 
   // Per-link statistics.
   const auto& eng = kernel->engine();
@@ -234,9 +242,11 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   res.links_csv = lcsv.str();
   std::stable_sort(top.begin(), top.end(), [](const Top& a, const Top& b) { return a.replayed > b.replayed; });
 
+  auto num = [](double v) { return std::isnan(v) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(v); };
   auto& j = res.json;
   j["fabricsim"] = "0.1.0";
-  j["status"] = "done";
+  j["status"] = completed ? "done" : "link down (retry limit)";
+  if (!completed) j["diagnosis"] = res.link_down;
   j["config"] = fabric::to_json(cfg);
   j["collective"] = {{"collective", sw::to_string(spec.op)},
                      {"algorithm", spec.algorithm},
@@ -245,9 +255,9 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
                      {"count", row.count},
                      {"type", "float"},
                      {"redop", "sum"},
-                     {"time_us", row.time_us},
-                     {"algbw_gbps", row.algbw_gbps},
-                     {"busbw_gbps", row.busbw_gbps},
+                     {"time_us", num(row.time_us)},
+                     {"algbw_gbps", num(row.algbw_gbps)},
+                     {"busbw_gbps", num(row.busbw_gbps)},
                      {"correct", cfg.workload.data ? nlohmann::ordered_json(row.correct) : nlohmann::ordered_json("not checked (timing only)")},
                      {"iterations", iters}};
   j["fabric"] = {{"transmissions", tx},
@@ -261,11 +271,12 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
               {"size_bytes", row.size_bytes},
               {"policy", cfg.default_link.policy_name},
               {"seed", cfg.seed},
-              {"time_us", row.time_us},
+              {"time_us", num(row.time_us)},
               {"replayed_flits", res.replayed_flits},
               {"fec_bytes", res.fec_bytes},
-              {"algbw_gbps", row.algbw_gbps},
-              {"busbw_gbps", row.busbw_gbps}};
+              {"terminal_failures", res.terminal_failures},
+              {"algbw_gbps", num(row.algbw_gbps)},
+              {"busbw_gbps", num(row.busbw_gbps)}};
 
   std::ostringstream sm;
   sm << fmt::format("#  {:>12} {:>12} {:>6} {:>6} {:>12} {:>10} {:>10} {:>8}\n", "size", "count", "type", "redop",

@@ -27,6 +27,7 @@ struct CollectiveRow {
 struct FabricRunResult {
   bool ok = false;
   std::string diagnosis;         ///< why the run could not finish
+  std::string link_down;         ///< ok but a link hit its retry limit: the collective did not complete
   CollectiveRow row;
   std::uint64_t replayed_flits = 0, fec_bytes = 0, terminal_failures = 0;
   nlohmann::ordered_json json;   ///< result.json

@@ -81,6 +81,7 @@ Study load_study(const std::string& path) {
   if (uniq.size() != st.policies.size()) s.fail("policies", "a policy is listed twice");
   st.seeds = read_seeds(s, "seeds", true);
   st.common = s.assignments("set");
+  st.explicit_columns = s.has("columns");
   st.columns = s.strings("columns", link_pair ? kLinkColumns : kFabricColumns);
   st.metrics = s.strings("metrics", link_pair ? kLinkMetrics : kFabricMetrics);
   for (const auto& m : st.metrics)
@@ -167,6 +168,7 @@ struct Point {
 };
 
 std::string cell_text(const nlohmann::json& v) {
+  if (v.is_null()) return "";  // e.g. no completion time after a terminal failure
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number_unsigned() || v.is_number_integer()) return v.dump();
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
@@ -311,7 +313,7 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
   }
 
   // Collect: one CSV row per point, columns from result.json "row".
-  const bool variant_col = st.declared_variants &&
+  const bool variant_col = st.declared_variants && !st.explicit_columns &&
                            std::find(st.columns.begin(), st.columns.end(), "variant") == st.columns.end();
   std::ostringstream csv;
   if (variant_col) csv << "variant,";
@@ -325,6 +327,7 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
   // cell key (variant + axis values) -> samples, in first-seen order
   std::vector<std::pair<std::string, nlohmann::ordered_json>> cell_keys;
   std::map<std::string, std::vector<stats::Sample>> cells;
+  std::map<std::string, nlohmann::ordered_json> incomplete;  // points without a metric (terminal failure)
   nlohmann::ordered_json estimates = nlohmann::ordered_json::array();
   for (const auto& pt : points) {
     std::string text;
@@ -350,8 +353,17 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
     const std::string k = key.dump();
     if (!cells.count(k)) cell_keys.emplace_back(k, key);
     stats::Sample s{pt.policy, pt.seed, {}};
-    for (const auto& m : st.metrics) s.metrics[m] = row.at(m).get<double>();
-    cells[k].push_back(s);
+    bool complete = true;
+    for (const auto& m : st.metrics) {
+      if (row.at(m).is_null()) complete = false;
+      else s.metrics[m] = row.at(m).get<double>();
+    }
+    if (complete) {
+      cells[k].push_back(s);
+    } else {
+      incomplete[k].push_back({{"policy", pt.policy}, {"seed", pt.seed}, {"status", j.value("status", "")}});
+      if (!cells.count(k)) cells[k] = {};
+    }
     if (j.contains("channel")) {
       const auto& ch = j.at("channel");
       nlohmann::ordered_json e;
@@ -372,17 +384,37 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
   summary["points"] = points.size();
   summary["metrics"] = st.metrics;
   summary["ci"] = "per-group means: Student t 95 %; paired deltas (a - b, paired by seed): normal approximation 95 %";
+  // Pair by seed: a seed enters a cell's statistics only if every policy has
+  // a complete point for it (a terminal failure leaves no completion time).
+  auto summarize_cell = [&](const std::string& k, nlohmann::ordered_json& into) {
+    std::map<std::uint64_t, std::size_t> count;
+    for (const auto& smp : cells[k]) ++count[smp.seed];
+    std::vector<stats::Sample> paired;
+    nlohmann::ordered_json dropped = nlohmann::ordered_json::array();
+    for (const auto& smp : cells[k]) {
+      if (count[smp.seed] == st.policies.size()) paired.push_back(smp);
+      else dropped.push_back({{"policy", smp.group}, {"seed", smp.seed}});
+    }
+    if (incomplete.count(k)) {
+      into["incomplete_points"] = incomplete[k];
+      into["unpaired_points_dropped"] = dropped;
+    }
+    if (paired.empty()) {
+      into["groups"] = nullptr;
+      into["paired_deltas"] = nullptr;
+      return;
+    }
+    auto s = stats::summarize(paired, st.metrics, st.policies);
+    into["groups"] = s["groups"];
+    into["paired_deltas"] = s["paired_deltas"];
+  };
   if (cell_keys.size() == 1 && !st.declared_variants) {
-    auto s = stats::summarize(cells.begin()->second, st.metrics, st.policies);
-    summary["groups"] = s["groups"];
-    summary["paired_deltas"] = s["paired_deltas"];
+    summarize_cell(cell_keys.front().first, summary);
   } else {
     summary["cells"] = nlohmann::ordered_json::array();
     for (const auto& [k, key] : cell_keys) {
       nlohmann::ordered_json cj = key;
-      auto s = stats::summarize(cells[k], st.metrics, st.policies);
-      cj["groups"] = s["groups"];
-      cj["paired_deltas"] = s["paired_deltas"];
+      summarize_cell(k, cj);
       summary["cells"].push_back(cj);
     }
   }

@@ -28,6 +28,7 @@ struct Study {
   std::vector<std::string> common;       ///< overrides for every point
   std::vector<StudyVariant> variants;    ///< declared variants x grid points (empty = one unnamed)
   bool declared_variants = false;        ///< the file had `variants:` (adds a variant column by default)
+  bool explicit_columns = false;         ///< the file lists `columns:` (then exactly those are written)
   std::vector<std::string> columns;      ///< results.csv columns, read from each point's result.json "row"
   std::vector<std::string> metrics;      ///< numeric columns summarised per cell; the others (but policy, seed) are axes
 };

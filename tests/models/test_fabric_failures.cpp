@@ -35,17 +35,21 @@ TEST(FabricFailures, RankThatNeverReceivesIsDiagnosed) {
   EXPECT_NE(r.diagnosis.find("fabric"), std::string::npos) << r.diagnosis;
 }
 
-// A link whose flits always fail exceeds its retry limit: the run stops and
-// names the link direction, the flit and the limit.
+// A link whose flits always fail exceeds its retry limit: a terminal failure
+// is a result (the run stops there, reports no completion time) and the
+// diagnosis names the link direction, the flit and the limit.
 TEST(FabricFailures, LinkDownOnRetryLimitIsDiagnosed) {
   const auto r = sim::run_fabric(
       ring8({"workload.size=64KiB", "defaults.link.retry_limit=3", "defaults.link.channel.error_good=1",
              "defaults.link.channel.error_bad=1", "defaults.link.channel.magnitude_good=30",
              "defaults.link.channel.magnitude_bad=30"}));
-  ASSERT_FALSE(r.ok);
-  EXPECT_NE(r.diagnosis.find("went down"), std::string::npos) << r.diagnosis;
-  EXPECT_NE(r.diagnosis.find("exceeded the retry limit of 3"), std::string::npos) << r.diagnosis;
-  EXPECT_NE(r.diagnosis.find(".port1 -> fabric.acc"), std::string::npos) << r.diagnosis;
+  ASSERT_TRUE(r.ok) << r.diagnosis;
+  EXPECT_NE(r.link_down.find("went down"), std::string::npos) << r.link_down;
+  EXPECT_NE(r.link_down.find("exceeded the retry limit of 3"), std::string::npos) << r.link_down;
+  EXPECT_NE(r.link_down.find(".port1 -> fabric.acc"), std::string::npos) << r.link_down;
+  EXPECT_EQ(r.terminal_failures, 1u);
+  EXPECT_TRUE(r.json["row"]["time_us"].is_null());
+  EXPECT_EQ(r.json["status"].get<std::string>(), "link down (retry limit)");
 }
 
 // A fabric file whose node kind no model registered fails at elaboration with

@@ -61,9 +61,9 @@ std::size_t select_profile(const GeParams& model, const FecMenu& menu, double la
 /// Parameters of the post-decode baseline (constants are the project's own;
 /// docs/models/link.md explains the calibration).
 struct PostDecodeParams {
-  double ewma_alpha = 0.125;   ///< weight of the newest decode outcome
-  double raise_above = 0.3;    ///< step one profile stronger when EWMA > this
-  double lower_below = 0.02;   ///< step one profile weaker when EWMA < this (hysteresis)
+  double ewma_alpha = 0.25;    ///< weight of the newest decode outcome
+  double raise_above = 0.2;    ///< step one profile stronger when EWMA > this
+  double lower_below = 0.01;   ///< step one profile weaker when EWMA < this (hysteresis)
 };
 
 /// Policy parameters shared by the factory.
