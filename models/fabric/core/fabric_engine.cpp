@@ -76,7 +76,7 @@ void FabricEngine::offer(std::size_t d, ps_t t, const FlitTag& tag) {
 }
 
 void FabricEngine::schedule(std::size_t d) {
-  const ps_t t = dirs_[d].eng->next_event_time();
+  const ps_t t = std::max(dirs_[d].eng->next_event_time(), now_);
   if (t < scheduled_[d]) {
     scheduled_[d] = t;
     heap_.push(t, d);

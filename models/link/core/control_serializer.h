@@ -45,6 +45,7 @@ class ControlSerializer {
   /// Schedule `copies` copies of replay request `id` for `seq`, generated at `now`.
   void send_request(ps_t now, std::uint64_t seq, std::uint64_t id, std::uint32_t copies) {
     for (std::uint32_t c = 0; c < copies; ++c) push({ControlFlit::Kind::replay_request, seq, id, 0, 0}, now + base_);
+    requests_queued_ += copies;
   }
 
   bool empty() const { return q_.empty(); }
@@ -52,8 +53,11 @@ class ControlSerializer {
   ControlFlit pop() {
     ControlFlit f = q_.front();
     q_.pop_front();
+    if (f.kind == ControlFlit::Kind::replay_request) --requests_queued_;
     return f;
   }
+  /// Replay-request copies queued or in flight.
+  std::size_t requests_queued() const { return requests_queued_; }
   std::size_t in_flight() const { return q_.size(); }
   std::uint64_t flits_sent() const { return sent_; }
   std::uint64_t acks_coalesced() const { return coalesced_; }
@@ -72,6 +76,7 @@ class ControlSerializer {
   RingQueue<ControlFlit> q_;
   std::uint64_t sent_ = 0;
   std::uint64_t coalesced_ = 0;
+  std::size_t requests_queued_ = 0;
 };
 
 }  // namespace fabricsim::link

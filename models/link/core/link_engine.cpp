@@ -64,10 +64,19 @@ std::uint64_t LinkEngine::offer(ps_t t) {
 }
 
 ps_t LinkEngine::next_event_time() const {
-  ps_t t = ctrl_.next_arrival();
+  // Quiet events. While no payload waits for admission, no replay runs and no
+  // replay request is on the reverse link, a cumulative ACK only releases
+  // TxReplay entries and a serializer-free event (with nothing queued) only
+  // marks the serializer idle: neither changes anything observable before
+  // this direction's next other event. They are not reported, and
+  // process_next() still takes every event in true time order, so they are
+  // applied, at their own times, before that next event. The answers are
+  // unchanged; idle links of a large fabric stay off the global event queue.
+  const bool quiet = arrived_ == tx_.next_seq() && !replay_active_;
+  ps_t t = quiet && ctrl_.requests_queued() == 0 ? kNever : ctrl_.next_arrival();
   if (!rx_pipe_.empty()) t = std::min(t, rx_pipe_.front().t_rx);
   if (!pending_.empty()) t = std::min(t, pending_.front());
-  if (ser_busy_) t = std::min(t, ser_free_);
+  if (ser_busy_ && !(quiet && txq_.empty())) t = std::min(t, ser_free_);
   return t;
 }
 
