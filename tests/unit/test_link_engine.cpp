@@ -819,3 +819,31 @@ TEST(LinkEngine, NoOfferIsImmediatelyDone) {
 }
 
 }  // namespace
+
+// Lazy quiet events (the fabric core's mode) give exactly the eager engine's
+// deliveries and counters on a bursty channel with replays, under both
+// transmit-queue semantics.
+TEST(LinkEngine, LazyQuietEventsChangeNoResult) {
+  for (auto q : {LinkSemantics::TxQueue::fifo, LinkSemantics::TxQueue::recall}) {
+    LinkConfig c;
+    c.policy.model = c.channel;
+    c.semantics.tx_queue = q;
+    LinkEngine eager(c, make_policy("preface", c.fec_menu, c.policy), 7, 3);
+    LinkEngine lazy(c, make_policy("preface", c.fec_menu, c.policy), 7, 3);
+    lazy.set_lazy_quiet_events(true);
+    // Bursty offered pattern: 50 flits back to back, then 5 us of silence.
+    for (std::uint64_t i = 0; i < 4000; ++i) {
+      const ps_t t = (i / 50) * 5000000 + (i % 50) * 14000;
+      eager.offer(t);
+      lazy.offer(t);
+    }
+    ASSERT_EQ(eager.run_to_completion(), LinkEngine::Status::done);
+    ASSERT_EQ(lazy.run_to_completion(), LinkEngine::Status::done);
+    ASSERT_GT(eager.stats().retransmissions, 0u);
+    for (std::uint64_t i = 0; i < 4000; ++i) ASSERT_EQ(eager.delivery_time(i), lazy.delivery_time(i)) << i;
+    EXPECT_EQ(eager.stats().transmissions, lazy.stats().transmissions);
+    EXPECT_EQ(eager.stats().fec_bytes, lazy.stats().fec_bytes);
+    EXPECT_EQ(eager.stats().control_bytes, lazy.stats().control_bytes);
+    EXPECT_EQ(eager.replayed_flits(), lazy.replayed_flits());
+  }
+}

@@ -35,6 +35,7 @@ FabricEngine::FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink
           l.config, link::make_policy(l.config.policy_name, l.config.fec_menu, l.config.policy), seed,
           2 * l.id + d);
       dir.eng->set_record_times(false);
+      dir.eng->set_lazy_quiet_events(true);
       const std::size_t idx = dirs_.size();
       dir.eng->set_delivery_hook([this, idx](std::uint64_t, ps_t t) { on_delivery(idx, t); });
       auto& ports = out_dir_[dir.from];

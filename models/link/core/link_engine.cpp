@@ -64,7 +64,7 @@ std::uint64_t LinkEngine::offer(ps_t t) {
 }
 
 ps_t LinkEngine::next_event_time() const {
-  // Quiet events. While no payload waits for admission, no replay runs and no
+  // Quiet events (only with set_lazy_quiet_events). While no payload waits for admission, no replay runs and no
   // replay request is on the reverse link, a cumulative ACK only releases
   // TxReplay entries and a serializer-free event (with nothing queued) only
   // marks the serializer idle: neither changes anything observable before
@@ -72,7 +72,7 @@ ps_t LinkEngine::next_event_time() const {
   // process_next() still takes every event in true time order, so they are
   // applied, at their own times, before that next event. The answers are
   // unchanged; idle links of a large fabric stay off the global event queue.
-  const bool quiet = arrived_ == tx_.next_seq() && !replay_active_;
+  const bool quiet = lazy_quiet_ && arrived_ == tx_.next_seq() && !replay_active_;
   ps_t t = quiet && ctrl_.requests_queued() == 0 ? kNever : ctrl_.next_arrival();
   if (!rx_pipe_.empty()) t = std::min(t, rx_pipe_.front().t_rx);
   if (!pending_.empty()) t = std::min(t, pending_.front());

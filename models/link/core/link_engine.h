@@ -147,6 +147,13 @@ class LinkEngine {
   /// and delivery_time() need it). Turn off before the first offer to keep
   /// memory flat on long multi-hop runs.
   void set_record_times(bool on) { record_times_ = on; }
+  /// Lazy quiet events (default off): ACKs and serializer-free events that
+  /// cannot change anything observable before this direction's next other
+  /// event are not reported by next_event_time() and are applied, in time
+  /// order, just before that event. Deliveries, stats and results are the
+  /// same; only intermediate internal state (e.g. TxReplay occupancy between
+  /// events) lags. Used by the fabric core to keep idle links off its queue.
+  void set_lazy_quiet_events(bool on) { lazy_quiet_ = on; }
   /// Called for every in-order delivery with (seq, time ps).
   using DeliveryHook = std::function<void(std::uint64_t seq, ps_t t)>;
   void set_delivery_hook(DeliveryHook f) { on_deliver_ = std::move(f); }
@@ -222,6 +229,7 @@ class LinkEngine {
   RingQueue<ps_t> pending_;                // offered, not yet arrived
   ps_t last_offer_ = 0;
   bool record_times_ = true;
+  bool lazy_quiet_ = false;
   DeliveryHook on_deliver_;
   std::uint64_t arrived_ = 0;
   bool ser_busy_ = false;
