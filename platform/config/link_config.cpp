@@ -69,6 +69,7 @@ link::LinkConfig parse_link_overlay(Section s, const link::LinkConfig& base) {
     s.fail("window_reduced", fmt::format("W_R ({}) must not exceed W_H ({})", c.policy.window_reduced, c.policy.window_high));
   c.request_copies = static_cast<std::uint32_t>(s.integer("request_copies", c.request_copies, 1, 64));
   c.retry_limit = static_cast<std::uint32_t>(s.integer("retry_limit", c.retry_limit, 1, 1000000));
+  c.rx_buffer_flits = static_cast<std::uint32_t>(s.integer("rx_buffer", c.rx_buffer_flits, 0, 1u << 24));
 
   if (s.has("fec_profiles")) {
     c.fec_menu.clear();
@@ -185,6 +186,7 @@ nlohmann::ordered_json to_json(const LinkExperimentConfig& e) {
   l["window_reduced"] = c.policy.window_reduced;
   l["request_copies"] = c.request_copies;
   l["retry_limit"] = c.retry_limit;
+  l["rx_buffer_flits"] = c.rx_buffer_flits;
   for (const auto& p : c.fec_menu)
     l["fec_profiles"].push_back({{"name", p.name},
                                  {"overhead", p.overhead},

@@ -45,6 +45,7 @@ models::accelerator_params parse_accel(config::Section s, const models::accelera
 models::switch_params parse_switch(config::Section s, const models::switch_params& base) {
   models::switch_params p = base;
   p.latency_ps = s.time_ps("latency", p.latency_ps);
+  p.output_queue_flits = static_cast<std::uint32_t>(s.integer("output_queue", p.output_queue_flits, 0, 1u << 24));
   s.finish();
   return p;
 }

@@ -81,7 +81,8 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   // Timing core.
   std::vector<fabric_core::EngineNode> en;
   for (const auto& n : F.nodes)
-    en.push_back({"fabric." + n.id, n.kind == "accelerator", n.rank, n.kind == "accelerator" ? 0 : n.sw.latency_ps});
+    en.push_back({"fabric." + n.id, n.kind == "accelerator", n.rank, n.kind == "accelerator" ? 0 : n.sw.latency_ps,
+                  n.kind == "accelerator" ? 0u : n.sw.output_queue_flits});
   std::vector<fabric_core::EngineLink> el;
   for (const auto& l : F.links) el.push_back({l.a, l.b, l.a_port, l.b_port, l.link, l.id});
   auto engine = std::make_unique<fabric_core::FabricEngine>(std::move(en), std::move(el), cfg.seed,
@@ -186,10 +187,9 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
       return res;
     }
   res.ok = true;
-  if (program) return res;
 
   // nccl-tests row (no time if a link went down: the collective did not complete).
-  const bool completed = res.link_down.empty();
+  const bool completed = res.link_down.empty() && !program;  // a custom program has no collective row
   double sum_us = 0;
   for (int it = 0; it < iters; ++it) {
     const std::uint64_t end = *std::max_element(timing->end[it].begin(), timing->end[it].end());
@@ -211,7 +211,8 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   const auto& eng = kernel->engine();
   std::ostringstream lcsv;
   lcsv << "from,port,to,transmissions,retransmissions,replayed_flits,fec_bytes,control_bytes,first_attempt_errors,"
-          "residual_errors,terminal_failures,admission_stall_window_ns,admission_stall_replay_ns,max_queue";
+          "residual_errors,terminal_failures,admission_stall_window_ns,admission_stall_replay_ns,"
+          "admission_stall_credit_ns,max_queue,max_input_buffer";
   const auto& menu = cfg.default_link.fec_menu;
   for (const auto& p : menu) lcsv << ",tx_" << p.name;
   lcsv << "\n";
@@ -234,7 +235,8 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
     lcsv << ds.from << "," << ds.from_port << "," << ds.to << "," << s.transmissions << "," << s.retransmissions << ","
          << ds.replayed_flits << "," << s.fec_bytes << "," << s.control_bytes << "," << s.first_attempt_errors << ","
          << s.residual_errors << "," << s.terminal_failures << "," << fmt::format("{:.1f}", s.admission_stall_window_ps / 1e3)
-         << "," << fmt::format("{:.1f}", s.admission_stall_replay_ps / 1e3) << "," << ds.max_queue;
+         << "," << fmt::format("{:.1f}", s.admission_stall_replay_ps / 1e3) << ","
+         << fmt::format("{:.1f}", s.admission_stall_credit_ps / 1e3) << "," << ds.max_queue << "," << ds.max_input_buffer;
     for (std::size_t k = 0; k < s.profile_transmissions.size(); ++k) lcsv << "," << s.profile_transmissions[k];
     lcsv << "\n";
     if (s.transmissions) top.push_back({ds.replayed_flits, fmt::format("{}.port{} -> {}", ds.from, ds.from_port, ds.to)});

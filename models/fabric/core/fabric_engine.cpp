@@ -36,8 +36,11 @@ FabricEngine::FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink
           2 * l.id + d);
       dir.eng->set_record_times(false);
       dir.eng->set_lazy_quiet_events(true);
+      dir.eng->enable_credits(l.config.rx_buffer_flits);
+      dir.credit_delay = l.config.control_base_delay_ps + l.config.propagation_ps;
       const std::size_t idx = dirs_.size();
       dir.eng->set_delivery_hook([this, idx](std::uint64_t, ps_t t) { on_delivery(idx, t); });
+      dir.eng->set_admit_hook([this, idx](ps_t t) { on_admit(idx, t); });
       auto& ports = out_dir_[dir.from];
       if (ports.size() <= dir.from_port) ports.resize(dir.from_port + 1, kNone);
       ports[dir.from_port] = idx;
@@ -45,6 +48,7 @@ FabricEngine::FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink
     }
   }
   scheduled_.assign(dirs_.size(), link::kNever);
+  waiters_.resize(dirs_.size());
 }
 
 std::uint64_t FabricEngine::post(int src, int dst, std::uint64_t bytes, ps_t t, std::uint64_t cookie) {
@@ -90,6 +94,9 @@ void FabricEngine::on_delivery(std::size_t d, ps_t t) {
   dir.tags.pop_front();
   const EngineNode& node = nodes_[dir.to];
   if (node.accelerator && node.rank == tag.dst_rank) {
+    // Consumed at once (written to memory): its buffer slot's credit goes back.
+    dir.eng->return_credit(t + dir.credit_delay);
+    schedule(d);
     Transfer& tr = transfers_[tag.transfer];
     if (--tr.flits_left == 0) {
       --open_transfers_;
@@ -97,8 +104,49 @@ void FabricEngine::on_delivery(std::size_t d, ps_t t) {
     }
     return;
   }
-  const Hop h = routing_->next_hop(dir.to, tag.dst_rank);
-  offer(out_dir_[dir.to][h.port], t + node.switch_latency_ps, tag);
+  // A forwarding node: the flit waits in this input's buffer for the crossbar.
+  dir.input.push_back(tag);
+  if (dir.input.size() > dir.max_input) dir.max_input = dir.input.size();
+  if (dir.blocked_on == kNoDir) forward(d, t);
+}
+
+bool FabricEngine::has_room(std::size_t o) const {
+  const std::uint32_t q = nodes_[dirs_[o].from].output_queue_flits;
+  return q == 0 || dirs_[o].eng->waiting() < q;
+}
+
+// Move head-of-line flits of input `d` through the crossbar while their
+// output queues have room; a full output blocks the input (back-pressure
+// reaches the upstream transmitter through the credits it does not get back).
+void FabricEngine::forward(std::size_t d, ps_t t) {
+  Direction& in = dirs_[d];
+  const EngineNode& node = nodes_[in.to];
+  while (!in.input.empty()) {
+    const FlitTag tag = in.input.front();
+    const Hop h = routing_->next_hop(in.to, tag.dst_rank);
+    const std::size_t o = out_dir_[in.to][h.port];
+    if (!has_room(o)) {
+      in.blocked_on = o;
+      waiters_[o].push_back(d);
+      return;
+    }
+    in.input.pop_front();
+    in.eng->return_credit(t + in.credit_delay);
+    schedule(d);
+    offer(o, t + node.switch_latency_ps, tag);
+  }
+}
+
+// Output `o` admitted a flit (its queue shrank): serve blocked inputs in
+// the order they blocked (round robin).
+void FabricEngine::on_admit(std::size_t o, ps_t t) {
+  auto& w = waiters_[o];
+  while (!w.empty() && has_room(o)) {
+    const std::size_t d = w.front();
+    w.pop_front();
+    dirs_[d].blocked_on = kNoDir;
+    forward(d, t);
+  }
 }
 
 ps_t FabricEngine::next_event_time() {
@@ -152,7 +200,7 @@ ps_t FabricEngine::run(ps_t limit, std::vector<Completion>& out) {
 DirectionStats FabricEngine::direction_stats(std::size_t d) const {
   const Direction& dir = dirs_[d];
   return {nodes_[dir.from].name, nodes_[dir.to].name, dir.from_port, &dir.eng->stats(), dir.eng->replayed_flits(),
-          dir.max_queue};
+          dir.max_queue, dir.max_input};
 }
 
 std::string FabricEngine::diagnosis() const {
@@ -164,6 +212,13 @@ std::string FabricEngine::diagnosis() const {
        << " went down: " << dir.eng->diagnosis();
   }
   std::size_t shown = 0;
+  for (const auto& dir : dirs_) {
+    if (dir.blocked_on == kNoDir || shown >= 8) continue;
+    const Direction& o = dirs_[dir.blocked_on];
+    os << "\n  " << nodes_[dir.to].name << " input port " << dir.to_port << " holds " << dir.input.size()
+       << " flit(s) blocked on output port " << o.from_port << " (queue " << o.eng->waiting() << " full)";
+    ++shown;
+  }
   for (const auto& dir : dirs_) {
     if (dir.tags.empty() || shown >= 8) continue;
     os << "\n  " << nodes_[dir.from].name << ".port" << dir.from_port << " -> " << nodes_[dir.to].name << ": "

@@ -39,7 +39,8 @@ struct EngineNode {
   std::string name;          ///< module name, for diagnoses
   bool accelerator = false;
   int rank = -1;             ///< accelerators only
-  ps_t switch_latency_ps = 0;///< switches: per-flit crossbar latency
+  ps_t switch_latency_ps = 0;///< forwarding nodes: per-flit crossbar latency
+  std::uint32_t output_queue_flits = 0;  ///< forwarding nodes: output queue capacity (0 = unbounded)
 };
 
 /// Link as the engine sees it: ports a.pa <-> b.pb; direction 0 carries a->b.
@@ -64,6 +65,7 @@ struct DirectionStats {
   const link::LinkStats* stats = nullptr;
   std::uint64_t replayed_flits = 0;
   std::uint64_t max_queue = 0;  ///< most flits waiting for admission at once (output queue)
+  std::uint64_t max_input_buffer = 0;  ///< most flits held at the far node's input (blocked by a full output)
 };
 
 /// The fabric's timing core.
@@ -112,9 +114,17 @@ class FabricEngine {
     std::size_t from, to;
     std::uint32_t from_port, to_port;
     link::RingQueue<FlitTag> tags;  // tags of offered, undelivered flits, in seq order
-    std::uint64_t delivered_base = 0;
+    link::RingQueue<FlitTag> input;  // delivered into a forwarding node, not yet through its crossbar
     std::uint64_t max_queue = 0;
+    std::uint64_t max_input = 0;
+    std::size_t blocked_on = kNoDir;  // output direction this input waits for (head-of-line)
+    ps_t credit_delay = 0;
   };
+  static constexpr std::size_t kNoDir = static_cast<std::size_t>(-1);
+  void forward(std::size_t in_dir, ps_t t);
+  void on_admit(std::size_t out_dir, ps_t t);
+  bool has_room(std::size_t out_dir) const;
+  std::vector<link::RingQueue<std::size_t>> waiters_;  // per output direction: blocked inputs, FIFO (round robin)
   struct Transfer {
     std::uint64_t cookie;
     std::uint64_t flits_left;

@@ -77,6 +77,7 @@ ps_t LinkEngine::next_event_time() const {
   if (!rx_pipe_.empty()) t = std::min(t, rx_pipe_.front().t_rx);
   if (!pending_.empty()) t = std::min(t, pending_.front());
   if (ser_busy_ && !(quiet && txq_.empty())) t = std::min(t, ser_free_);
+  if (!credit_returns_.empty() && !quiet) t = std::min(t, credit_returns_.front());
   return t;
 }
 
@@ -85,9 +86,13 @@ void LinkEngine::process_next() {
   const ps_t td = rx_pipe_.empty() ? kNever : rx_pipe_.front().t_rx;
   const ps_t ta = pending_.empty() ? kNever : pending_.front();
   const ps_t ts = ser_busy_ ? ser_free_ : kNever;
-  const ps_t t = std::min({tc, td, ta, ts});
+  const ps_t tk = credit_returns_.empty() ? kNever : credit_returns_.front();
+  const ps_t t = std::min({tc, td, ta, ts, tk});
   now_ = t;
-  if (tc == t) {
+  if (tk == t) {
+    credit_returns_.pop_front();
+    ++credits_;
+  } else if (tc == t) {
     handle_control();
   } else if (td == t) {
     handle_decode();
@@ -135,6 +140,7 @@ Decision LinkEngine::tx_decision() {
 
 bool LinkEngine::gate_open() const {
   if (replay_active_ || arrived_ <= tx_.next_seq()) return false;
+  if (credits_on_ && credits_ == 0) return false;
   const Decision d = cfg_.semantics.feedback_delay_ps == 0 ? policy_->decision() : tx_decision_;
   return tx_.occupancy() < d.window;
 }
@@ -154,14 +160,29 @@ void LinkEngine::pump() {
 void LinkEngine::account_stall() {
   const bool waiting = arrived_ > tx_.next_seq();
   const bool blocked = waiting && !gate_open() && status_ == Status::running;
-  if (stall_since_ != kNever && (!blocked || stall_replay_ != replay_active_)) {
-    (stall_replay_ ? stats_.admission_stall_replay_ps : stats_.admission_stall_window_ps) += now_ - stall_since_;
+  // Cause: 0 window, 1 replay, 2 no credit (back-pressure: the window alone
+  // would admit).
+  const Decision dw = cfg_.semantics.feedback_delay_ps == 0 ? policy_->decision() : tx_decision_;
+  const int cause = replay_active_                                                      ? 1
+                    : (credits_on_ && credits_ == 0 && tx_.occupancy() < dw.window) ? 2
+                                                                                      : 0;
+  if (stall_since_ != kNever && (!blocked || stall_cause_ != cause)) {
+    (stall_cause_ == 1   ? stats_.admission_stall_replay_ps
+     : stall_cause_ == 2 ? stats_.admission_stall_credit_ps
+                         : stats_.admission_stall_window_ps) += now_ - stall_since_;
     stall_since_ = kNever;
   }
   if (blocked && stall_since_ == kNever) {
     stall_since_ = now_;
-    stall_replay_ = replay_active_;
+    stall_cause_ = cause;
   }
+}
+
+void LinkEngine::note_admission() {
+  ++stats_.admitted;
+  stats_.max_occupancy = std::max<std::uint64_t>(stats_.max_occupancy, tx_.occupancy());
+  if (credits_on_) --credits_;
+  if (on_admit_) on_admit_(now_);
 }
 
 bool LinkEngine::send_recall() {
@@ -177,8 +198,7 @@ bool LinkEngine::send_recall() {
   }
   if (gate_open()) {
     const std::uint64_t s = tx_.admit();
-    ++stats_.admitted;
-    stats_.max_occupancy = std::max<std::uint64_t>(stats_.max_occupancy, tx_.occupancy());
+    note_admission();
     transmit(s, false, -1);
     return true;
   }
@@ -189,8 +209,7 @@ void LinkEngine::admit_into_queue() {
   const bool bind = cfg_.semantics.profile_bind == LinkSemantics::ProfileBind::admit;
   while (gate_open()) {
     const std::uint64_t s = tx_.admit();
-    ++stats_.admitted;
-    stats_.max_occupancy = std::max<std::uint64_t>(stats_.max_occupancy, tx_.occupancy());
+    note_admission();
     const int prof = bind ? static_cast<int>(tx_decision().profile) : -1;
     txq_.push_back({s, false, static_cast<std::int16_t>(prof)});
   }

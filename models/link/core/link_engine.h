@@ -71,6 +71,10 @@ struct LinkConfig {
   std::uint32_t control_flit_bytes = 640;  ///< ACK / request flit size
   std::uint32_t request_copies = 3;
   std::uint32_t retry_limit = 20;          ///< transmissions per flit
+  /// Receive buffer at the far node, flits: the transmitter's credits (used by
+  /// the fabric core; 0 = unlimited). Credits return after control_base_delay
+  /// + propagation once the far node has consumed a flit.
+  std::uint32_t rx_buffer_flits = 64;
   FecMenu fec_menu = default_fec_menu();
   GeParams channel;
   std::string policy_name = "preface";     ///< fixed-strong | post-decode | predictive-fec | preface
@@ -94,6 +98,7 @@ struct LinkStats {
   std::uint64_t profile_switches = 0;
   std::vector<std::uint64_t> profile_transmissions;  ///< residency: transmissions per profile
   ps_t admission_stall_window_ps = 0, admission_stall_replay_ps = 0;
+  ps_t admission_stall_credit_ps = 0;  ///< waiting for a credit (back-pressure)
   std::uint64_t max_occupancy = 0;
   ps_t first_arrival_ps = kNever, last_delivery_ps = 0;
 };
@@ -154,6 +159,23 @@ class LinkEngine {
   /// same; only intermediate internal state (e.g. TxReplay occupancy between
   /// events) lags. Used by the fabric core to keep idle links off its queue.
   void set_lazy_quiet_events(bool on) { lazy_quiet_ = on; }
+  /// Credit-based flow control toward the far node's receive buffer of
+  /// `buffer_flits` flits (0 = off, the default): admitting a payload flit
+  /// into TxReplay spends a credit; the far node gives it back with
+  /// return_credit() when it has consumed the delivered flit. With no credit
+  /// left, admission stalls (back-pressure). Call before the first offer.
+  void enable_credits(std::uint32_t buffer_flits) {
+    credits_on_ = buffer_flits > 0;
+    credits_ = buffer_flits;
+  }
+  /// A credit arrives back at the transmitter at `t_ps` (>= now(); calls in
+  /// non-decreasing time order).
+  void return_credit(ps_t t_ps) { credit_returns_.push_back(t_ps); }
+  std::uint32_t credits() const { return credits_; }
+  /// Called whenever a payload flit is admitted into TxReplay (it left the
+  /// admission queue: the output queue shrank by one).
+  using AdmitHook = std::function<void(ps_t t)>;
+  void set_admit_hook(AdmitHook f) { on_admit_ = std::move(f); }
   /// Called for every in-order delivery with (seq, time ps).
   using DeliveryHook = std::function<void(std::uint64_t seq, ps_t t)>;
   void set_delivery_hook(DeliveryHook f) { on_deliver_ = std::move(f); }
@@ -212,6 +234,7 @@ class LinkEngine {
   void serve_request(std::uint64_t seq);
   Decision tx_decision();
   void account_stall();
+  void note_admission();
 
   LinkConfig cfg_;
   std::unique_ptr<FecPolicy> policy_;
@@ -230,6 +253,10 @@ class LinkEngine {
   ps_t last_offer_ = 0;
   bool record_times_ = true;
   bool lazy_quiet_ = false;
+  bool credits_on_ = false;
+  std::uint32_t credits_ = 0;
+  RingQueue<ps_t> credit_returns_;
+  AdmitHook on_admit_;
   DeliveryHook on_deliver_;
   std::uint64_t arrived_ = 0;
   bool ser_busy_ = false;
@@ -247,7 +274,7 @@ class LinkEngine {
   Decision tx_decision_;
   int last_profile_ = -1;
   ps_t stall_since_ = kNever;
-  bool stall_replay_ = false;
+  int stall_cause_ = 0;
   LinkStats stats_;
   ErrorScript script_;
   TxObserver observer_;
