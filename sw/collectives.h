@@ -43,8 +43,8 @@ struct Layout {
 Layout layout(const CollectiveSpec& spec, int ranks);
 
 /// Run one collective on the calling rank (from its SystemC thread). Input is
-/// at layout.in, the result at layout.out. Uses flags 0..7; flags are reset
-/// (behind barriers) at entry.
+/// at layout.in, the result at layout.out. Uses flags 0..5 and expects them at
+/// 0 on entry: the caller resets them between collectives (behind barriers).
 void run_collective(models::accelerator_api& acc, const CollectiveSpec& spec);
 
 /// nccl-tests bus-bandwidth factor: AllReduce 2(N-1)/N, ReduceScatter,

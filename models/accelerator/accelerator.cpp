@@ -53,6 +53,7 @@ std::uint64_t accelerator::post(tlm::tlm_command cmd, int peer, std::uint64_t pe
                                 std::uint64_t bytes, int flag) {
   if (local_addr > p_.memory_bytes || bytes > p_.memory_bytes - local_addr)
     throw std::out_of_range(std::string(name()) + ": local address range outside memory");
+  if (bytes > 0xffffffffull) throw std::out_of_range(std::string(name()) + ": one operation moves at most 4 GiB - 1");
   if (peer < 0 || peer >= ranks_ || peer == rank_)
     throw std::out_of_range(std::string(name()) + ": bad peer rank " + std::to_string(peer));
   if (flag >= static_cast<int>(p_.flags)) throw std::out_of_range(std::string(name()) + ": bad flag id");
@@ -72,7 +73,9 @@ std::uint64_t accelerator::post(tlm::tlm_command cmd, int peer, std::uint64_t pe
   tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   tx.set_extension(&ext);
   open_ops_.insert(ext.op);
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  // The operation's first flit leaves dma_setup after the call (posted: the
+  // caller does not wait for it).
+  sc_core::sc_time delay = sc_core::sc_time::from_value(p_.dma_setup_ps);
   struct detach {
     tlm::tlm_generic_payload& t;
     dma_ext& e;

@@ -67,6 +67,7 @@ class accelerator : public sc_core::sc_module, public accelerator_api, public ra
   void op_complete(std::uint64_t op) override;
   void wake() override { wake_.notify(sc_core::SC_ZERO_TIME); }
   std::string waiting_for() const override { return waiting_; }
+  std::uint64_t read_latency_ps() const override { return p_.memory_latency_ps; }
 
  private:
   void run();

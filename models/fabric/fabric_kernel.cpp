@@ -74,6 +74,12 @@ void fabric_kernel::b_transport(int id, tlm::tlm_generic_payload& tx, sc_core::s
     tx.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     return;
   }
+  // The peer's address range must exist (flags are reached through the op's flag id).
+  const std::uint64_t peer_mem = ctl_[ext->peer]->memory_bytes();
+  if (ext->peer_addr > peer_mem || tx.get_data_length() > peer_mem - ext->peer_addr) {
+    tx.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
   Op op;
   op.requester = id;
   op.op = ext->op;
@@ -146,7 +152,7 @@ void fabric_kernel::complete(const fabric_core::Completion& c) {
     if (tx.is_response_error())
       fail("a read of " + rank_names_[o.peer] + " at address " + std::to_string(o.peer_addr) + " is outside its memory");
     o.stage = 1;
-    engine_->post(o.peer, o.requester, o.bytes, c.time_ps, c.cookie);
+    engine_->post(o.peer, o.requester, o.bytes, c.time_ps + ctl_[o.peer]->read_latency_ps(), c.cookie);
     return;
   }
   land(o.requester, o.local_addr, o.data.empty() ? nullptr : o.data.data(), o.bytes);
@@ -157,7 +163,7 @@ void fabric_kernel::complete(const fabric_core::Completion& c) {
 
 void fabric_kernel::fail(const std::string& why) {
   std::ostringstream os;
-  os << name() << ": " << why << " at t=" << now_ps() / 1000.0 << "ns";
+  os << name() << ": " << why << " at t=" << std::max(now_ps(), engine_->horizon()) / 1000.0 << "ns";
   for (int r = 0; r < ranks_; ++r)
     if (state_[r] == rank_state::blocked) os << "\n  " << rank_names_[r] << " waits for " << ctl_[r]->waiting_for();
   os << "\n  fabric: " << engine_->diagnosis();
@@ -177,7 +183,8 @@ void fabric_kernel::kernel_thread() {
     if (engine_->failed_direction() >= 0) {
       // A terminal failure is a result, not a malfunction: record it and stop.
       std::ostringstream os;
-      os << name() << ": a link went down (retry limit) at t=" << now_ps() / 1000.0 << "ns; " << engine_->diagnosis();
+      os << name() << ": a link went down (retry limit) at t=" << std::max(now_ps(), engine_->horizon()) / 1000.0
+         << "ns; " << engine_->diagnosis();
       link_down_ = os.str();
       sc_core::sc_stop();
       return;
@@ -191,7 +198,7 @@ void fabric_kernel::kernel_thread() {
     }
     if (h == link::kNever) {
       // Nobody can post and the core has nothing left to do.
-      if (engine_->next_event_time() == link::kNever) fail("deadlock: every unfinished rank is blocked and no flit is in flight");
+      if (engine_->next_event_time() == link::kNever) fail("deadlock: every unfinished rank is blocked and no fabric event is pending (flits may sit in TxReplay or in blocked input buffers)");
       continue;
     }
     if (h > deadline_ps_) fail("simulated time passed the deadline");

@@ -25,6 +25,10 @@ class rank_control_if {
   virtual void wake() = 0;
   /// false: the rank's memory is timing-only (no bytes to read or land).
   virtual bool functional() const = 0;
+  /// Size of the rank's memory (bytes), for address checks of peers' operations.
+  virtual std::uint64_t memory_bytes() const = 0;
+  /// Time the rank's memory takes to serve a read request, ps.
+  virtual std::uint64_t read_latency_ps() const = 0;
   /// One line: what the rank waits for (for deadlock diagnoses).
   virtual std::string waiting_for() const = 0;
 };

@@ -154,6 +154,9 @@ int cmd_run(const RunArgs& a) {
 
 int sc_main(int argc, char* argv[]) {
   (void)kBannerOff;
+  // Info reports (e.g. "Simulation stopped by user" after a terminal failure)
+  // stay off stdout; the program prints its own summary and diagnoses.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
   CLI::App app{"fabricsim: SystemC/TLM-2.0 virtual platform of a scale-up accelerator fabric"};
   app.require_subcommand(1);
@@ -221,6 +224,7 @@ int sc_main(int argc, char* argv[]) {
         return 0;
       }
       const auto cfg = fabric::parse_fabric(config::root_section(doc));
+      sim::validate_fabric(cfg);
       const fabric::FabricGraph g(cfg.fabric);
       const std::string dot = check_dot.empty() ? (fs::path("out") / (cfg.fabric.name + ".dot")).string() : check_dot;
       write_atomic(dot, g.to_dot());

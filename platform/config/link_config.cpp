@@ -34,8 +34,8 @@ std::string name_of(E e, const std::vector<std::pair<std::string, E>>& table) {
 
 const std::vector<std::pair<std::string, LinkSemantics::ChainIndex>> kChain{
     {"per-flit", LinkSemantics::ChainIndex::per_flit}, {"per-transmission", LinkSemantics::ChainIndex::per_transmission}};
-const std::vector<std::pair<std::string, LinkSemantics::TxQueue>> kQueue{{"recall", LinkSemantics::TxQueue::recall},
-                                                                         {"fifo", LinkSemantics::TxQueue::fifo}};
+const std::vector<std::pair<std::string, LinkSemantics::TxQueue>> kQueue{{"fifo", LinkSemantics::TxQueue::fifo},
+                                                                         {"recall", LinkSemantics::TxQueue::recall}};
 const std::vector<std::pair<std::string, LinkSemantics::RequestDedup>> kDedup{
     {"by-request", LinkSemantics::RequestDedup::by_request},
     {"ignore-window", LinkSemantics::RequestDedup::ignore_window},

@@ -101,6 +101,7 @@ FabricRunConfig parse_fabric(config::Section root) {
     n.kind = kind;
     n.src = src;
     n.accel = acc;
+    n.auto_memory = auto_mem;
     n.sw = swp;
     F.nodes.push_back(n);
     return F.nodes.size() - 1;
@@ -141,6 +142,7 @@ FabricRunConfig parse_fabric(config::Section root) {
       if (kind == "accelerator") {
         bool am = auto_mem;
         F.nodes[k].accel = parse_accel(n.child_or_empty("accelerator"), acc, am);
+        F.nodes[k].auto_memory = am;
       } else {
         n.child_or_empty("accelerator").finish();
       }
@@ -164,8 +166,10 @@ FabricRunConfig parse_fabric(config::Section root) {
     }
   }
   if (F.generator != "explicit") {
-    root.list("nodes");
-    root.list("links");
+    if (root.has("nodes")) root.fail("nodes", "nodes are listed only in a fabric of kind: explicit");
+    if (root.has("links")) root.fail("links", "links are listed only in a fabric of kind: explicit");
+    root.mark_used("nodes");
+    root.mark_used("links");
   }
   // Ranks in declaration order. A node's `ports` stays as declared (0 = as many
   // as its links use); FabricGraph rejects a port beyond a declared count.
@@ -195,8 +199,20 @@ FabricRunConfig parse_fabric(config::Section root) {
   try {
     sw::layout(c.workload.collective, rank);
   } catch (const std::invalid_argument& e) {
-    w.fail(w.has("size") ? "size" : "algorithm", e.what());
+    const std::string m = e.what();
+    const std::string key = m.find("algorithm") != std::string::npos || m.find("power-of-two") != std::string::npos
+                                ? "algorithm"
+                            : m.find("root") != std::string::npos ? "root"
+                            : m.find("ranks") != std::string::npos && m.find("size") == std::string::npos ? "algorithm"
+                                                                                                         : "size";
+    w.fail(w.has(key) ? key : "collective", m);
   }
+  // One flit size per fabric (the timing core stripes flits across links).
+  for (const auto& l : F.links)
+    if (l.link.flit_bytes != c.default_link.flit_bytes)
+      throw config::ConfigError(fmt::format("{}: key '{}': every link of a fabric must use the flit size of "
+                                            "defaults.link.flit ({} B), this one uses {} B",
+                                            l.src.where, l.src.key, c.default_link.flit_bytes, l.link.flit_bytes));
   w.finish();
 
   config::Section r = root.child_or_empty("run");
@@ -224,12 +240,35 @@ nlohmann::ordered_json to_json(const FabricRunConfig& c) {
                    {"size_bytes", c.workload.collective.bytes},
                    {"iterations", c.workload.iterations},
                    {"data", c.workload.data},
-                   {"root", c.workload.collective.root}};
+                   {"root", c.workload.collective.root},
+                   {"pipeline_chunks", c.workload.collective.pipeline_chunks},
+                   {"verify", c.workload.verify}};
+  // Every link whose effective parameters differ from defaults.link, in full.
   nlohmann::ordered_json over = nlohmann::ordered_json::array();
-  for (const auto& l : c.fabric.links)
-    if (l.link.policy_name != c.default_link.policy_name || l.link.policy.window_high != c.default_link.policy.window_high)
-      over.push_back({{"link", l.id}, {"policy", l.link.policy_name}, {"window_high", l.link.policy.window_high}});
+  for (const auto& l : c.fabric.links) {
+    config::LinkExperimentConfig one;
+    one.link = l.link;
+    const auto lj = config::to_json(one)["link"];
+    if (lj != j["default_link"]) over.push_back({{"link", l.id}, {"config", lj}});
+  }
   j["link_overrides"] = over;
+  nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+  for (const auto& n : c.fabric.nodes) {
+    nlohmann::ordered_json nj{{"id", n.id}, {"kind", n.kind}};
+    if (n.kind == "accelerator") {
+      nj["rank"] = n.rank;
+      nj["memory"] = n.auto_memory ? nlohmann::ordered_json("auto") : nlohmann::ordered_json(n.accel.memory_bytes);
+      nj["reduce_rate_bytes_per_s"] = n.accel.reduce_rate_bytes_per_s;
+      nj["dma_setup_ps"] = n.accel.dma_setup_ps;
+      nj["memory_latency_ps"] = n.accel.memory_latency_ps;
+    } else {
+      nj["latency_ps"] = n.sw.latency_ps;
+      nj["output_queue_flits"] = n.sw.output_queue_flits;
+    }
+    nodes.push_back(nj);
+  }
+  if (nodes.size() <= 64) j["nodes"] = nodes;  // large generated fabrics: see the defaults
+  j["deadline_ps"] = c.deadline_ps;
   return j;
 }
 

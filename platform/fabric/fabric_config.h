@@ -31,7 +31,7 @@ struct FabricRunConfig {
   WorkloadSpec workload;
   link::LinkConfig default_link;  ///< defaults.link after parsing (policy name reported as "policy")
   std::uint64_t seed = 1;
-  std::uint64_t deadline_ps = 0;  ///< 0 = 10 s of simulated time
+  std::uint64_t deadline_ps = 0;  ///< simulated-time watchdog (run.deadline; default 10 s)
 };
 
 /// Kind of a fabric file without parsing it all: the value of fabric.kind

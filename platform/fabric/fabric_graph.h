@@ -64,8 +64,8 @@ class FabricGraph {
   ///    rank" / "rank out of range");
   ///  - a link endpoint index >= number of nodes ("dangling");
   ///  - a link from a node to itself ("to itself");
-  ///  - a port index >= the node's declared `ports`, or for a non-accelerator
-  ///    node >= its `sw.ports`, when that count is non-zero ("out of range");
+  ///  - a port index >= the node's declared `ports`, when that count is
+  ///    non-zero ("out of range");
   ///  - the same (node, port) used by two links ("used twice", names both
   ///    links' SourceRef);
   ///  - an accelerator with no link ("has no link");

@@ -29,6 +29,7 @@ struct NodeSpec {
   int rank = -1;           ///< accelerators: 0..N-1 in declaration order; switches: -1
   std::uint32_t ports = 0; ///< number of ports (max port index + 1)
   AcceleratorParams accel;
+  bool auto_memory = true;  ///< size memory from the workload's buffers (memory: auto)
   SwitchParams sw;
   SourceRef src;
 };

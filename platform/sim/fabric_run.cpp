@@ -48,12 +48,24 @@ struct Timing {
 
 }  // namespace
 
+namespace {
+// nccl-tests' redop column: the reduction of the operation ("none" if it has none).
+const char* redop(sw::Op op) {
+  return op == sw::Op::allreduce || op == sw::Op::reduce_scatter ? "sum" : "none";
+}
+// "true", "false", or "n/a" when nothing was checked (timing only, verify off).
+const char* correct_text(const fabric::FabricRunConfig& c, const CollectiveRow& r) {
+  if (!c.workload.data || !c.workload.verify) return "n/a";
+  return r.correct ? "true" : "false";
+}
+}  // namespace
+
 std::string collective_csv(const fabric::FabricRunConfig& c, const CollectiveRow& r) {
   return fmt::format(
-      "collective,algorithm,ranks,size,count,type,redop,time_us,algbw_gbps,busbw_gbps,correct\n"
-      "{},{},{},{},{},float,sum,{:.3f},{:.3f},{:.3f},{}\n",
+      "collective,algorithm,ranks,size,count,type,redop,time_us,algbw_GBps,busbw_GBps,correct\n"
+      "{},{},{},{},{},float,{},{:.3f},{:.3f},{:.3f},{}\n",
       sw::to_string(c.workload.collective.op), c.workload.collective.algorithm, c.fabric.accelerators(), r.size_bytes,
-      r.count, r.time_us, r.algbw_gbps, r.busbw_gbps, r.correct ? "true" : "false");
+      r.count, redop(c.workload.collective.op), r.time_us, r.algbw_GBps, r.busbw_GBps, correct_text(c, r));
 }
 
 void validate_fabric(const fabric::FabricRunConfig& cfg) {
@@ -104,11 +116,11 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
       }
     if (n.kind == "accelerator") {
       models::accelerator_params p = n.accel;
-      if (cfg.workload.auto_memory) p.memory_bytes = std::max<std::uint64_t>(L.total, 4096);
+      if (n.auto_memory) p.memory_bytes = std::max<std::uint64_t>(L.total, 4096);
       p.functional = cfg.workload.data;
       if (p.memory_bytes < L.total)
-        throw std::invalid_argument(fmt::format("{}: the collective needs {} B of accelerator memory, {} has {} B",
-                                                n.src.where, L.total, n.id, p.memory_bytes));
+        throw fabric::FabricError(fmt::format("{}: key '{}': the collective needs {} B of accelerator memory, {} has {} B",
+                                              n.src.where, n.src.key, L.total, n.id, p.memory_bytes));
       nc.params = p;
     } else {
       nc.params = n.sw;
@@ -200,11 +212,11 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   row.count = spec.bytes / 4;
   if (completed) {
     row.time_us = sum_us / iters;
-    row.algbw_gbps = static_cast<double>(spec.bytes) / (row.time_us * 1e-6) / 1e9;
-    row.busbw_gbps = row.algbw_gbps * sw::busbw_factor(spec.op, N);
+    row.algbw_GBps = static_cast<double>(spec.bytes) / (row.time_us * 1e-6) / 1e9;
+    row.busbw_GBps = row.algbw_GBps * sw::busbw_factor(spec.op, N);
     row.correct = std::all_of(timing->correct.begin(), timing->correct.end(), [](bool b) { return b; });
   } else {
-    row.time_us = row.algbw_gbps = row.busbw_gbps = std::numeric_limits<double>::quiet_NaN();
+    row.time_us = row.algbw_GBps = row.busbw_GBps = std::numeric_limits<double>::quiet_NaN();
   }
 
   // Per-link statistics.
@@ -213,8 +225,13 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   lcsv << "from,port,to,transmissions,retransmissions,replayed_flits,fec_bytes,control_bytes,first_attempt_errors,"
           "residual_errors,terminal_failures,admission_stall_window_ns,admission_stall_replay_ns,"
           "admission_stall_credit_ns,max_queue,max_input_buffer";
-  const auto& menu = cfg.default_link.fec_menu;
-  for (const auto& p : menu) lcsv << ",tx_" << p.name;
+  // Residency columns: every FEC profile name used by any link, in order of
+  // first appearance; a link without that profile leaves its cell empty.
+  std::vector<std::string> prof_names;
+  for (const auto& l : F.links)
+    for (const auto& p : l.link.fec_menu)
+      if (std::find(prof_names.begin(), prof_names.end(), p.name) == prof_names.end()) prof_names.push_back(p.name);
+  for (const auto& p : prof_names) lcsv << ",tx_" << p;
   lcsv << "\n";
   nlohmann::ordered_json links = nlohmann::ordered_json::array();
   struct Top {
@@ -237,7 +254,12 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
          << s.residual_errors << "," << s.terminal_failures << "," << fmt::format("{:.1f}", s.admission_stall_window_ps / 1e3)
          << "," << fmt::format("{:.1f}", s.admission_stall_replay_ps / 1e3) << ","
          << fmt::format("{:.1f}", s.admission_stall_credit_ps / 1e3) << "," << ds.max_queue << "," << ds.max_input_buffer;
-    for (std::size_t k = 0; k < s.profile_transmissions.size(); ++k) lcsv << "," << s.profile_transmissions[k];
+    const auto& menu = F.links[d / 2].link.fec_menu;  // direction d belongs to link d / 2
+    for (const auto& pn : prof_names) {
+      lcsv << ",";
+      for (std::size_t k = 0; k < menu.size(); ++k)
+        if (menu[k].name == pn) lcsv << s.profile_transmissions[k];
+    }
     lcsv << "\n";
     if (s.transmissions) top.push_back({ds.replayed_flits, fmt::format("{}.port{} -> {}", ds.from, ds.from_port, ds.to)});
   }
@@ -256,11 +278,12 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
                      {"size", row.size_bytes},
                      {"count", row.count},
                      {"type", "float"},
-                     {"redop", "sum"},
+                     {"redop", redop(spec.op)},
                      {"time_us", num(row.time_us)},
-                     {"algbw_gbps", num(row.algbw_gbps)},
-                     {"busbw_gbps", num(row.busbw_gbps)},
-                     {"correct", cfg.workload.data ? nlohmann::ordered_json(row.correct) : nlohmann::ordered_json("not checked (timing only)")},
+                     {"algbw_GBps", num(row.algbw_GBps)},
+                     {"busbw_GBps", num(row.busbw_GBps)},
+                     {"correct", std::string(correct_text(cfg, row)) == "n/a" ? nlohmann::ordered_json("not checked")
+                                                                              : nlohmann::ordered_json(row.correct)},
                      {"iterations", iters}};
   j["fabric"] = {{"transmissions", tx},
                  {"replayed_flits", res.replayed_flits},
@@ -277,15 +300,14 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
               {"replayed_flits", res.replayed_flits},
               {"fec_bytes", res.fec_bytes},
               {"terminal_failures", res.terminal_failures},
-              {"algbw_gbps", num(row.algbw_gbps)},
-              {"busbw_gbps", num(row.busbw_gbps)}};
+              {"algbw_GBps", num(row.algbw_GBps)},
+              {"busbw_GBps", num(row.busbw_GBps)}};
 
   std::ostringstream sm;
   sm << fmt::format("#  {:>12} {:>12} {:>6} {:>6} {:>12} {:>10} {:>10} {:>8}\n", "size", "count", "type", "redop",
                     "time(us)", "algbw", "busbw", "correct");
   sm << fmt::format("   {:>12} {:>12} {:>6} {:>6} {:>12.2f} {:>10.2f} {:>10.2f} {:>8}\n", row.size_bytes, row.count,
-                    "float", "sum", row.time_us, row.algbw_gbps, row.busbw_gbps,
-                    !cfg.workload.data ? "n/a" : row.correct ? "yes" : "NO");
+                    "float", redop(spec.op), row.time_us, row.algbw_GBps, row.busbw_GBps, correct_text(cfg, row));
   sm << fmt::format("  links: {} directions, {} flit transmissions, {} replayed, FEC {:.1f} KiB, {} first-attempt raw errors\n",
                     eng.directions(), tx, res.replayed_flits, res.fec_bytes / 1024.0, first_err);
   for (std::size_t i = 0; i < std::min<std::size_t>(5, top.size()); ++i)

@@ -19,8 +19,8 @@ struct CollectiveRow {
   std::uint64_t size_bytes = 0;
   std::uint64_t count = 0;       ///< float32 elements
   double time_us = 0;            ///< mean over iterations, start barrier to last rank's end
-  double algbw_gbps = 0;         ///< GB/s = size / time
-  double busbw_gbps = 0;         ///< algbw x busbw factor
+  double algbw_GBps = 0;         ///< GB/s = size / time
+  double busbw_GBps = 0;         ///< algbw x busbw factor
   bool correct = false;
 };
 

@@ -130,6 +130,7 @@ Study load_study(const std::string& path) {
       for (const auto& x : vals) {
         StudyVariant nv = v;
         nv.assignments.push_back(key + "=" + x);
+        nv.name += (nv.name.empty() ? "" : ",") + key + "=" + x;  // e.g. "8MiB,fabric.accelerators=16"
         next.push_back(nv);
       }
     expanded.swap(next);
@@ -313,7 +314,7 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
   }
 
   // Collect: one CSV row per point, columns from result.json "row".
-  const bool variant_col = st.declared_variants && !st.explicit_columns &&
+  const bool variant_col = st.variants.size() > 1 && !st.explicit_columns &&
                            std::find(st.columns.begin(), st.columns.end(), "variant") == st.columns.end();
   std::ostringstream csv;
   if (variant_col) csv << "variant,";
@@ -347,10 +348,12 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
       csv << (i ? "," : "") << cell_text(row.at(c));
     }
     csv << "\n";
+    // One cell per study variant (declared x grid) and value of the axis
+    // columns, so a grid key that is not a column still separates cells.
     nlohmann::ordered_json key;
-    if (st.declared_variants) key["variant"] = pt.variant;
+    if (!pt.variant.empty()) key["variant"] = pt.variant;
     for (const auto& a : axes) key[a] = row.at(a);
-    const std::string k = key.dump();
+    const std::string k = std::to_string(pt.cell) + key.dump();
     if (!cells.count(k)) cell_keys.emplace_back(k, key);
     stats::Sample s{pt.policy, pt.seed, {}};
     bool complete = true;
@@ -408,7 +411,7 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
     into["groups"] = s["groups"];
     into["paired_deltas"] = s["paired_deltas"];
   };
-  if (cell_keys.size() == 1 && !st.declared_variants) {
+  if (cell_keys.size() == 1 && st.variants.size() == 1 && st.variants[0].name.empty()) {
     summarize_cell(cell_keys.front().first, summary);
   } else {
     summary["cells"] = nlohmann::ordered_json::array();

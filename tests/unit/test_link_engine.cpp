@@ -48,8 +48,11 @@ constexpr ps_t kFwd = 45600;    // STRONG send -> delivery
 constexpr ps_t kWire = 13600;   // STRONG wire time
 constexpr ps_t kAckLat = 82800; // delivery -> ACK arrival at the transmitter
 
+// Scenarios are written for the recall semantics unless a test says otherwise
+// (the shipped default is fifo; tests that cover fifo set it).
 LinkConfig clean_config(const std::string& policy = "fixed-strong") {
   LinkConfig c;
+  c.semantics.tx_queue = LinkSemantics::TxQueue::recall;
   c.channel.e_good = 0.0;
   c.channel.e_bad = 0.0;
   c.policy_name = policy;

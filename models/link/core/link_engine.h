@@ -33,7 +33,7 @@ struct LinkSemantics {
   /// replay takes over the serializer at the next flit boundary) or fifo (a
   /// device queue: admitted flits are queued, a replay appends copies of the
   /// retained suffix behind what is queued, nothing queued is recalled).
-  enum class TxQueue { recall, fifo } tx_queue = TxQueue::recall;
+  enum class TxQueue { recall, fifo } tx_queue = TxQueue::fifo;
   /// How the transmitter recognises the copies of one replay request:
   /// by_request (copies share an id; only a request caused by a new failure
   /// restarts the replay), ignore_window (after serving a request, ignore
