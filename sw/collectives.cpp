@@ -252,7 +252,11 @@ Layout layout(const CollectiveSpec& s, int N) {
                                 std::to_string(4 * N) + " B)");
   if ((s.algorithm == "tree") && !power_of_two(N))
     throw std::invalid_argument("the tree algorithms need a power-of-two number of ranks");
-  if (s.op == Op::broadcast && (s.root < 0 || s.root >= N)) throw std::invalid_argument("broadcast root out of range");
+  if (s.op == Op::broadcast && (s.root < 0 || s.root >= N))
+    throw std::invalid_argument("broadcast root " + std::to_string(s.root) + " out of range [0, " + std::to_string(N - 1) + "]");
+  if (s.op == Op::broadcast && s.algorithm == "ring" && (s.pipeline_chunks < 1 || static_cast<std::uint64_t>(s.pipeline_chunks) > T / 4))
+    throw std::invalid_argument("pipeline_chunks " + std::to_string(s.pipeline_chunks) + " must lie in [1, " +
+                                std::to_string(T / 4) + "] (at least one float per chunk)");
   const std::uint64_t C = T / N;
   Layout L;
   L.in = 0;

@@ -171,6 +171,12 @@ void fabric_kernel::fail(const std::string& why) {
   throw std::logic_error("unreachable");
 }
 
+std::string fabric_kernel::fmt_deadline() const {
+  std::ostringstream os;
+  os << "simulated time passed the deadline of " << deadline_ps_ / 1000.0 << "ns (run.deadline)";
+  return os.str();
+}
+
 void fabric_kernel::kernel_thread() {
   std::vector<fabric_core::Completion> done;
   for (int r = 0; r < ranks_; ++r)
@@ -179,7 +185,11 @@ void fabric_kernel::kernel_thread() {
     if (std::all_of(state_.begin(), state_.end(), [](rank_state s) { return s == rank_state::done; })) break;
     const std::uint64_t h = horizon();
     done.clear();
-    engine_->run(h, done);
+    // Never simulate past the deadline: the watchdog bounds the core too.
+    engine_->run(std::min(h, deadline_ps_ + 1), done);
+    if (done.empty() && engine_->next_event_time() != link::kNever && engine_->next_event_time() > deadline_ps_ &&
+        h > deadline_ps_)
+      fail(fmt_deadline());
     if (engine_->failed_direction() >= 0) {
       // A terminal failure is a result, not a malfunction: record it and stop.
       std::ostringstream os;
@@ -191,7 +201,7 @@ void fabric_kernel::kernel_thread() {
     }
     if (!done.empty()) {
       const std::uint64_t tc = done.front().time_ps;
-      if (tc > deadline_ps_) fail("simulated time passed the deadline");
+      if (tc > deadline_ps_) fail(fmt_deadline());
       if (tc > now_ps()) sc_core::wait(sc_core::sc_time::from_value(tc - now_ps()));
       for (const auto& c : done) complete(c);
       continue;
@@ -201,7 +211,7 @@ void fabric_kernel::kernel_thread() {
       if (engine_->next_event_time() == link::kNever) fail("deadlock: every unfinished rank is blocked and no fabric event is pending (flits may sit in TxReplay or in blocked input buffers)");
       continue;
     }
-    if (h > deadline_ps_) fail("simulated time passed the deadline");
+    if (h > deadline_ps_) fail(fmt_deadline());
     if (h > now_ps())
       sc_core::wait(sc_core::sc_time::from_value(h - now_ps()), state_changed_);
     else

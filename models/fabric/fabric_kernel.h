@@ -75,6 +75,7 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
   void wake_rank(int rank);
   std::uint64_t horizon() const;
   [[noreturn]] void fail(const std::string& why);
+  std::string fmt_deadline() const;
   std::uint64_t now_ps() const { return sc_core::sc_time_stamp().value(); }
 
   std::unique_ptr<fabric_core::FabricEngine> engine_;

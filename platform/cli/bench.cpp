@@ -14,13 +14,18 @@ namespace fabricsim::cli {
 
 int run_bench(const std::string& study_file) {
   const sim::Study st = sim::load_study(study_file);
+  if (st.fabric_kind != "link-pair")
+    throw config::ConfigError(study_file + ": key 'study.fabric': bench times the link engine on link-pair studies; "
+                              "'" + st.fabric_kind + "' fabrics are timed whole, e.g. /usr/bin/time fabricsim run FABRIC "
+                              "(docs/performance.md)");
   std::uint64_t transmissions = 0, points = 0;
   double wall = 0.0;
+  for (const auto& v : st.variants)
   for (const auto& pol : st.policies) {
-    for (auto seed : st.seeds) {
+    for (auto seed : (v.seeds.empty() ? st.seeds : v.seeds)) {
       auto doc = std::make_shared<config::Document>(config::load_document(st.fabric));
       std::vector<std::string> a = st.common;
-      if (!st.variants.empty()) a.insert(a.end(), st.variants[0].assignments.begin(), st.variants[0].assignments.end());
+      a.insert(a.end(), v.assignments.begin(), v.assignments.end());
       a.push_back("link.policy.name=" + pol);
       config::apply_overrides(*doc, a);
       const auto cfg = config::parse_link_experiment(config::root_section(doc));

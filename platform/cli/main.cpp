@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -65,7 +66,7 @@ std::string self_exe(const char* argv0) {
 struct RunArgs {
   std::string fabric;
   std::vector<std::string> sets;
-  std::int64_t seed = -1;
+  std::string seed;  // validated by the config layer as a whole number (full 64-bit range)
   std::string policy;
   std::string out = "out/run";
   bool quiet = false;
@@ -78,7 +79,7 @@ std::shared_ptr<config::Document> load_fabric_doc(const RunArgs& a, std::string&
   config::apply_overrides(*doc, a.sets);
   const std::string policy_key = kind == "link-pair" ? "link.policy.name=" : "defaults.link.policy.name=";
   if (!a.policy.empty()) config::apply_overrides(*doc, {policy_key + a.policy}, "--policy");
-  if (a.seed >= 0) config::apply_overrides(*doc, {"run.seed=" + std::to_string(a.seed)}, "--seed");
+  if (!a.seed.empty()) config::apply_overrides(*doc, {"run.seed=" + a.seed}, "--seed");
   return doc;
 }
 
@@ -165,7 +166,7 @@ int sc_main(int argc, char* argv[]) {
   auto* run = app.add_subcommand("run", "run one simulation; prints a summary and writes DIR/result.json");
   run->add_option("fabric", ra.fabric, "fabric YAML (default: topologies/ring8.yaml)");
   run->add_option("--set", ra.sets, "override a parameter: key.path=value (repeatable)");
-  run->add_option("--seed", ra.seed, "seed (overrides run.seed)")->check(CLI::NonNegativeNumber);
+  run->add_option("--seed", ra.seed, "seed, 0 to 2^64-1 (overrides run.seed)");
   run->add_option("--policy", ra.policy, "fixed-strong | post-decode | predictive-fec | preface");
   run->add_option("--out", ra.out, "output directory")->capture_default_str();
   run->add_flag("--quiet", ra.quiet, "no summary on stdout");
@@ -221,12 +222,17 @@ int sc_main(int argc, char* argv[]) {
         const auto cfg = config::parse_link_experiment(config::root_section(doc));
         std::cout << fmt::format("fabric {} (link-pair): 2 endpoints, 1 link, policy {}\n", cfg.name,
                                  cfg.link.policy_name);
+        if (!check_dot.empty()) std::cout << "no graph written: a link-pair fabric has no fabric graph\n";
         return 0;
       }
       const auto cfg = fabric::parse_fabric(config::root_section(doc));
       sim::validate_fabric(cfg);
       const fabric::FabricGraph g(cfg.fabric);
-      const std::string dot = check_dot.empty() ? (fs::path("out") / (cfg.fabric.name + ".dot")).string() : check_dot;
+      std::string safe = cfg.fabric.name;  // the default file name stays inside out/
+      for (char& ch : safe)
+        if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.')) ch = '_';
+      if (safe.empty() || safe[0] == '.') safe = "_" + safe;
+      const std::string dot = check_dot.empty() ? (fs::path("out") / (safe + ".dot")).string() : check_dot;
       write_atomic(dot, g.to_dot());
       std::cout << g.summary() << fmt::format("wrote {}\n", dot);
       return 0;

@@ -55,7 +55,7 @@ link::LinkConfig parse_link(Section s) { return parse_link_overlay(std::move(s),
 link::LinkConfig parse_link_overlay(Section s, const link::LinkConfig& base) {
   link::LinkConfig c = base;
   c.flit_bytes = static_cast<std::uint32_t>(s.bytes("flit", c.flit_bytes));
-  if (c.flit_bytes == 0 || c.flit_bytes > (1u << 20)) s.fail("flit", "flit size must be in [1 B, 1 MiB]");
+  if (c.flit_bytes < 16 || c.flit_bytes > (1u << 20)) s.fail("flit", "flit size must be in [16 B, 1 MiB]");
   c.forward_rate_bps = s.rate_bps("forward_rate", c.forward_rate_bps);
   c.reverse_rate_bps = s.rate_bps("reverse_rate", c.reverse_rate_bps);
   c.propagation_ps = s.time_ps("propagation", c.propagation_ps);
@@ -78,7 +78,10 @@ link::LinkConfig parse_link_overlay(Section s, const link::LinkConfig& base) {
       f.name = p.required_string("name");
       f.overhead = p.fraction("overhead", 0.0);
       f.decode_delay_ps = p.time_ps("decode_delay", 0);
+      if (!p.has("correctable")) p.fail("correctable", "required value is missing (symbols the profile corrects; 0 for none)");
       f.correctable = static_cast<std::uint32_t>(p.integer("correctable", 0, 0, kMaxU));
+      for (const auto& prev : c.fec_menu)
+        if (prev.name == f.name) p.fail("name", fmt::format("FEC profile name '{}' is used twice", f.name));
       p.finish();
       if (!c.fec_menu.empty()) {
         const auto& prev = c.fec_menu.back();

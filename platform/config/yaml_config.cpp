@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "platform/config/units.h"
 
@@ -29,7 +31,8 @@ const std::string* override_of(const Document& d, const std::string& kp) {
   for (const auto& [path, who] : d.overridden) {
     if (path.size() > kp.size() && path.compare(0, kp.size(), kp) == 0 && path[kp.size()] == '.') return &who;
     // A key inside a map that --set gave as its value.
-    if (kp.size() > path.size() && kp.compare(0, path.size(), path) == 0 && kp[path.size()] == '.') return &who;
+    if (kp.size() > path.size() && kp.compare(0, path.size(), path) == 0 && (kp[path.size()] == '.' || kp[path.size()] == '['))
+      return &who;
   }
   return nullptr;
 }
@@ -42,7 +45,27 @@ std::string where(const std::string& file, const YAML::Mark& m) {
 }
 }  // namespace
 
+namespace {
+// yaml-cpp keeps the first of two equal keys silently: a strict config rejects them.
+void reject_duplicate_keys(const std::string& file, const YAML::Node& n, const std::string& path) {
+  if (n.IsMap()) {
+    std::set<std::string> seen;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      const std::string k = it->first.Scalar();
+      const std::string kp = path.empty() ? k : path + "." + k;
+      if (!seen.insert(k).second)
+        throw ConfigError(fmt::format("{}: key '{}': duplicate key", where(file, it->first.Mark()), kp));
+      reject_duplicate_keys(file, it->second, kp);
+    }
+  } else if (n.IsSequence()) {
+    for (std::size_t i = 0; i < n.size(); ++i) reject_duplicate_keys(file, n[i], fmt::format("{}[{}]", path, i));
+  }
+}
+}  // namespace
+
 Document load_document(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw ConfigError(fmt::format("{}: is a directory, not a YAML file", path));
   std::ifstream f(path);
   if (!f) throw ConfigError(fmt::format("{}: cannot open file", path));
   Document d;
@@ -53,6 +76,7 @@ Document load_document(const std::string& path) {
     throw ConfigError(fmt::format("{}: YAML syntax error: {}", where(path, e.mark), e.msg));
   }
   if (!d.root.IsMap()) throw ConfigError(fmt::format("{}: top level must be a map of keys", path));
+  reject_duplicate_keys(path, d.root, "");
   return d;
 }
 
@@ -116,7 +140,12 @@ std::string Section::key_path(const std::string& key) const {
 
 void Section::fail(const std::string& key, const std::string& message) const {
   const std::string kp = key_path(key);
-  if (const std::string* who = override_of(*doc_, kp)) throw ConfigError(one_line(fmt::format("{}: {}", *who, message)));
+  if (const std::string* who = override_of(*doc_, kp)) {
+    // Name the inner key when the override's value was a map or list.
+    const bool inner = who->size() < 6 || who->compare(6, std::string::npos, kp) != 0;
+    throw ConfigError(one_line(inner ? fmt::format("{}: key '{}': {}", *who, kp, message)
+                                     : fmt::format("{}: {}", *who, message)));
+  }
   YAML::Mark m = node_.Mark();
   if (!key.empty() && node_.IsMap()) {
     for (auto it = node_.begin(); it != node_.end(); ++it) {

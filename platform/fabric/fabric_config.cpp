@@ -69,11 +69,16 @@ bool split_endpoint(const std::string& t, std::string& node, std::uint32_t& port
 }  // namespace
 
 std::string fabric_kind(const config::Document& doc) {
-  const YAML::Node& r = doc.root;
-  const YAML::Node f = r["fabric"];
-  if (!f || !f.IsMap() || !f["kind"] || !f["kind"].IsScalar())
-    throw config::ConfigError(doc.file + ": key 'fabric.kind': required value is missing");
-  return f["kind"].Scalar();
+  // Through a Section, so a missing or misspelt section gets file, line and key.
+  auto copy = std::make_shared<config::Document>(doc);
+  config::Section root = config::root_section(copy);
+  if (!root.has("fabric")) {
+    const YAML::Node& r = doc.root;
+    for (auto it = r.begin(); it != r.end(); ++it)
+      if (it->first.Scalar() != "fabric" && it->first.Scalar().rfind("fab", 0) == 0)
+        root.fail(it->first.Scalar(), "unknown key (did you mean 'fabric'?)");
+  }
+  return root.child("fabric").required_string("kind");
 }
 
 FabricRunConfig parse_fabric(config::Section root) {
@@ -203,6 +208,7 @@ FabricRunConfig parse_fabric(config::Section root) {
     const std::string key = m.find("algorithm") != std::string::npos || m.find("power-of-two") != std::string::npos
                                 ? "algorithm"
                             : m.find("root") != std::string::npos ? "root"
+                            : m.find("pipeline_chunks") != std::string::npos ? "pipeline_chunks"
                             : m.find("ranks") != std::string::npos && m.find("size") == std::string::npos ? "algorithm"
                                                                                                          : "size";
     w.fail(w.has(key) ? key : "collective", m);

@@ -83,6 +83,11 @@ LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c) {
                   {"first_attempt_errors", m.first_attempt_errors}, {"delivered_flits", m.delivered_flits}};
   j["row"] = {{"policy", c.link.policy_name}, {"seed", c.seed}};
   for (const auto& [k, v] : j["metrics"].items()) j["row"][k] = v;
+  if (status == link::LinkEngine::Status::link_down) {
+    // The stream did not complete: no goodput or latency to average in a study.
+    j["row"]["goodput_gbps"] = nullptr;
+    j["row"]["p99_us"] = nullptr;
+  }
   nlohmann::ordered_json residency;
   for (std::size_t k = 0; k < c.link.fec_menu.size(); ++k)
     residency[c.link.fec_menu[k].name] = st.profile_transmissions[k];

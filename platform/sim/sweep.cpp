@@ -83,6 +83,17 @@ Study load_study(const std::string& path) {
   st.common = s.assignments("set");
   st.explicit_columns = s.has("columns");
   st.columns = s.strings("columns", link_pair ? kLinkColumns : kFabricColumns);
+  // The row keys each kind of run writes into result.json (link_experiment.cpp, fabric_run.cpp).
+  const std::vector<std::string> row_keys =
+      link_pair ? kLinkColumns
+                : std::vector<std::string>{"ranks",     "size_bytes",     "policy",    "seed",       "time_us",
+                                           "replayed_flits", "fec_bytes", "terminal_failures", "algbw_GBps", "busbw_GBps"};
+  for (const auto& c : st.columns)
+    if (std::find(row_keys.begin(), row_keys.end(), c) == row_keys.end()) {
+      std::string known;
+      for (const auto& k : row_keys) known += (known.empty() ? "" : ", ") + k;
+      s.fail("columns", fmt::format("'{}' is not a result column of a {} run (known: {})", c, st.fabric_kind, known));
+    }
   st.metrics = s.strings("metrics", link_pair ? kLinkMetrics : kFabricMetrics);
   for (const auto& m : st.metrics)
     if (std::find(st.columns.begin(), st.columns.end(), m) == st.columns.end())

@@ -77,7 +77,11 @@ ps_t LinkEngine::next_event_time() const {
   if (!rx_pipe_.empty()) t = std::min(t, rx_pipe_.front().t_rx);
   if (!pending_.empty()) t = std::min(t, pending_.front());
   if (ser_busy_ && !(quiet && txq_.empty())) t = std::min(t, ser_free_);
-  if (!credit_returns_.empty() && !quiet) t = std::min(t, credit_returns_.front());
+  // A returning credit matters only to a transmitter that has run out of
+  // credits with payload waiting; otherwise it is applied (in time order, by
+  // process_next) before the next event without being reported.
+  if (!credit_returns_.empty() && credits_ == 0 && arrived_ > tx_.next_seq())
+    t = std::min(t, credit_returns_.front());
   return t;
 }
 
@@ -151,21 +155,25 @@ void LinkEngine::pump() {
   if (cfg_.semantics.tx_queue == LinkSemantics::TxQueue::fifo) {
     admit_into_queue();
     if (!ser_busy_ && send_from_queue()) admit_into_queue();
-  } else if (!ser_busy_) {
-    send_recall();
+    // The admission loop ran last and stopped: whatever still waits is blocked.
+    account_stall(true);
+    return;
   }
-  account_stall();
+  if (!ser_busy_) send_recall();
+  account_stall(false);
 }
 
-void LinkEngine::account_stall() {
+void LinkEngine::account_stall(bool gate_known_closed) {
   const bool waiting = arrived_ > tx_.next_seq();
-  const bool blocked = waiting && !gate_open() && status_ == Status::running;
+  if (!waiting && stall_since_ == kNever) return;  // the common case: nothing waits
+  const bool blocked = waiting && status_ == Status::running && (gate_known_closed || !gate_open());
   // Cause: 0 window, 1 replay, 2 no credit (back-pressure: the window alone
-  // would admit).
-  const Decision dw = cfg_.semantics.feedback_delay_ps == 0 ? policy_->decision() : tx_decision_;
-  const int cause = replay_active_                                                      ? 1
-                    : (credits_on_ && credits_ == 0 && tx_.occupancy() < dw.window) ? 2
-                                                                                      : 0;
+  // would admit). Only the credit case needs the window.
+  int cause = replay_active_ ? 1 : 0;
+  if (blocked && cause == 0 && credits_on_ && credits_ == 0) {
+    const Decision dw = cfg_.semantics.feedback_delay_ps == 0 ? policy_->decision() : tx_decision_;
+    if (tx_.occupancy() < dw.window) cause = 2;
+  }
   if (stall_since_ != kNever && (!blocked || stall_cause_ != cause)) {
     (stall_cause_ == 1   ? stats_.admission_stall_replay_ps
      : stall_cause_ == 2 ? stats_.admission_stall_credit_ps

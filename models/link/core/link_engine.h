@@ -233,7 +233,7 @@ class LinkEngine {
   void transmit(std::uint64_t seq, bool replay, int bound_profile);
   void serve_request(std::uint64_t seq);
   Decision tx_decision();
-  void account_stall();
+  void account_stall(bool gate_known_closed);
   void note_admission();
 
   LinkConfig cfg_;
