@@ -80,8 +80,11 @@ void FabricEngine::offer(std::size_t d, ps_t t, const FlitTag& tag) {
   schedule(d);
 }
 
-void FabricEngine::schedule(std::size_t d) {
-  const ps_t t = std::max(dirs_[d].eng->next_event_time(), now_);
+void FabricEngine::schedule(std::size_t d) { schedule_at(d, dirs_[d].eng->next_event_time()); }
+
+void FabricEngine::schedule_at(std::size_t d, ps_t next) {
+  // A direction may hold lazily applied events from before now: key it at now at least.
+  const ps_t t = std::max(next, now_);
   if (t < scheduled_[d]) {
     scheduled_[d] = t;
     heap_.push(t, d);
@@ -94,9 +97,9 @@ void FabricEngine::on_delivery(std::size_t d, ps_t t) {
   dir.tags.pop_front();
   const EngineNode& node = nodes_[dir.to];
   if (node.accelerator && node.rank == tag.dst_rank) {
-    // Consumed at once (written to memory): its buffer slot's credit goes back.
+    // Consumed at once (written to memory): its buffer slot's credit goes back
+    // (direction d is the one being stepped; run() reschedules it).
     dir.eng->return_credit(t + dir.credit_delay);
-    schedule(d);
     Transfer& tr = transfers_[tag.transfer];
     if (--tr.flits_left == 0) {
       --open_transfers_;
@@ -132,7 +135,7 @@ void FabricEngine::forward(std::size_t d, ps_t t) {
     }
     in.input.pop_front();
     in.eng->return_credit(t + in.credit_delay);
-    schedule(d);
+    if (in.eng->credits() == 0) schedule(d);  // the credit may wake a starved transmitter
     offer(o, t + node.switch_latency_ps, tag);
   }
 }
@@ -181,7 +184,7 @@ ps_t FabricEngine::run(ps_t limit, std::vector<Completion>& out) {
       }
       te = eng.next_event_time();
     } while (te < limit && te < next_event_time());
-    schedule(d);
+    schedule_at(d, te);
   }
   sink_ = nullptr;
   if (completed_at != link::kNever) {

@@ -133,6 +133,7 @@ class FabricEngine {
   void on_delivery(std::size_t dir, ps_t t);
   void offer(std::size_t dir, ps_t t, const FlitTag& tag);
   void schedule(std::size_t dir);
+  void schedule_at(std::size_t dir, ps_t next);
 
   std::vector<EngineNode> nodes_;
   std::vector<Direction> dirs_;

@@ -86,16 +86,24 @@ ps_t LinkEngine::next_event_time() const {
 }
 
 void LinkEngine::process_next() {
+  if (lazy_quiet_) absorb_quiet_events();
   const ps_t tc = ctrl_.next_arrival();
   const ps_t td = rx_pipe_.empty() ? kNever : rx_pipe_.front().t_rx;
   const ps_t ta = pending_.empty() ? kNever : pending_.front();
   const ps_t ts = ser_busy_ ? ser_free_ : kNever;
-  const ps_t tk = credit_returns_.empty() ? kNever : credit_returns_.front();
+  // A returning credit is an event of its own only for a transmitter that has
+  // run out of credits with payload waiting (as next_event_time reports);
+  // otherwise credits back by the next event are absorbed just before it.
+  const bool need_credit = credits_on_ && credits_ == 0 && arrived_ > tx_.next_seq();
+  const ps_t tk = credit_returns_.empty() || !need_credit ? kNever : credit_returns_.front();
   const ps_t t = std::min({tc, td, ta, ts, tk});
   now_ = t;
-  if (tk == t) {
+  while (!credit_returns_.empty() && credit_returns_.front() <= t) {
     credit_returns_.pop_front();
     ++credits_;
+  }
+  if (tk == t && tc != t && td != t && ta != t && ts != t) {
+    // only credits arrived
   } else if (tc == t) {
     handle_control();
   } else if (td == t) {
@@ -107,6 +115,33 @@ void LinkEngine::process_next() {
     ser_busy_ = false;
   }
   pump();
+}
+
+// Lazy mode: apply, in time order, the quiet events (ACKs and an idle
+// serializer's free event, see next_event_time) that come strictly before the
+// next reported event, without a pump between them: while quiet a pump after
+// them does nothing, so the outcome is the same as taking them one by one.
+void LinkEngine::absorb_quiet_events() {
+  while (arrived_ == tx_.next_seq() && !replay_active_ && ctrl_.requests_queued() == 0) {
+    // Everything next_event_time would report bounds the absorption (a busy
+    // serializer with queued flits is reported: its next transmission must
+    // see exactly the ACKs that arrived before it).
+    const ps_t td = rx_pipe_.empty() ? kNever : rx_pipe_.front().t_rx;
+    const ps_t ta = pending_.empty() ? kNever : pending_.front();
+    const ps_t ts_busy = ser_busy_ && !txq_.empty() ? ser_free_ : kNever;
+    const ps_t next_reported = std::min({td, ta, ts_busy});
+    const ps_t tc = ctrl_.next_arrival();
+    const ps_t ts = ser_busy_ && txq_.empty() ? ser_free_ : kNever;
+    if (tc < next_reported && tc <= ts) {
+      now_ = tc;
+      handle_control();  // an ACK (no request is queued)
+    } else if (ts < next_reported) {
+      now_ = ts;
+      ser_busy_ = false;
+    } else {
+      break;
+    }
+  }
 }
 
 void LinkEngine::run_before(ps_t t) {

@@ -223,6 +223,7 @@ class LinkEngine {
   };
 
   void process_next();
+  void absorb_quiet_events();
   void handle_control();
   void handle_decode();
   void pump();
