@@ -18,6 +18,7 @@
 
 #include "platform/cli/bench.h"
 #include "platform/config/link_config.h"
+#include "platform/report/files.h"
 #include "platform/config/yaml_config.h"
 #include "platform/fabric/fabric_config.h"
 #include "platform/fabric/fabric_graph.h"
@@ -31,6 +32,7 @@
 
 namespace fs = std::filesystem;
 using namespace fabricsim;
+using report::write_atomic;
 
 // Debian's libsystemc prints its banner before sc_main runs unless this is set;
 // a static initialiser runs before main().
@@ -44,17 +46,6 @@ std::string resolve_default(const std::string& rel) {
   if (fs::exists(rel)) return rel;
   const fs::path p = fs::path(FABRICSIM_SOURCE_DIR) / rel;
   return fs::exists(p) ? p.string() : rel;
-}
-
-void write_atomic(const fs::path& p, const std::string& content) {
-  fs::create_directories(p.parent_path().empty() ? fs::path(".") : p.parent_path());
-  const fs::path tmp = p.string() + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    f << content;
-    if (!f) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, p);
 }
 
 std::string self_exe(const char* argv0) {

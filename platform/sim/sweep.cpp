@@ -22,6 +22,7 @@
 #include "platform/config/link_config.h"
 #include "platform/config/yaml_config.h"
 #include "platform/fabric/fabric_config.h"
+#include "platform/report/files.h"
 #include "platform/stats/summary.h"
 
 extern char** environ;
@@ -29,6 +30,8 @@ extern char** environ;
 namespace fabricsim::sim {
 
 namespace fs = std::filesystem;
+using report::read_file;
+using report::write_atomic;
 
 namespace {
 const std::vector<std::string> kLinkColumns{"policy",        "seed",          "goodput_gbps",      "p99_us",
@@ -192,25 +195,6 @@ std::string join_args(const std::vector<std::string>& a) {
   std::string s;
   for (const auto& x : a) s += x + "\n";
   return s;
-}
-
-bool read_file(const fs::path& p, std::string& out) {
-  std::ifstream f(p);
-  if (!f) return false;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  out = ss.str();
-  return true;
-}
-
-void write_atomic(const fs::path& p, const std::string& content) {
-  const fs::path tmp = p.string() + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    f << content;
-    if (!f) throw std::runtime_error("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, p);
 }
 
 pid_t spawn_point(const std::string& exe, const Point& pt) {
