@@ -208,7 +208,9 @@ void fabric_kernel::kernel_thread() {
     }
     if (h == link::kNever) {
       // Nobody can post and the core has nothing left to do.
-      if (engine_->next_event_time() == link::kNever) fail("deadlock: every unfinished rank is blocked and no fabric event is pending (flits may sit in TxReplay or in blocked input buffers)");
+      if (engine_->next_event_time() == link::kNever)
+        fail("deadlock: every unfinished rank is blocked and no fabric event is pending "
+             "(flits may sit in TxReplay or in blocked input buffers)");
       continue;
     }
     if (h > deadline_ps_) fail(fmt_deadline());

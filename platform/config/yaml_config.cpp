@@ -256,11 +256,6 @@ FABRICSIM_UNIT_GETTER(std::uint64_t, bytes, parse_bytes)
 FABRICSIM_UNIT_GETTER(double, fraction, parse_fraction)
 #undef FABRICSIM_UNIT_GETTER
 
-std::uint64_t Section::required_time_ps(const std::string& key) {
-  if (!has(key)) fail(key, "required value is missing");
-  return time_ps(key, 0);
-}
-
 double Section::probability(const std::string& key, double dflt) {
   const double v = number(key, dflt, -1e300, 1e300);
   if (v < 0.0 || v > 1.0) fail(key, fmt::format("probability must lie in [0, 1], got {}", v));

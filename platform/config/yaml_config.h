@@ -62,7 +62,6 @@ class Section {
 
   // Typed getters; `required_` variants throw if the key is absent.
   std::uint64_t time_ps(const std::string& key, std::uint64_t dflt);
-  std::uint64_t required_time_ps(const std::string& key);
   double rate_bps(const std::string& key, double dflt);
   std::uint64_t bytes(const std::string& key, std::uint64_t dflt);
   double fraction(const std::string& key, double dflt);  ///< "2.5%" or 0.025, in [0,1]

@@ -97,12 +97,10 @@ class FabricEngine {
   ps_t horizon() const { return horizon_; }
   /// A link direction that went down (retry limit) or -1.
   int failed_direction() const { return failed_dir_; }
-  std::size_t in_flight_transfers() const { return open_transfers_; }
   std::size_t directions() const { return dirs_.size(); }
   DirectionStats direction_stats(std::size_t d) const;
   /// Multi-line state dump: open transfers, every non-idle link direction.
   std::string diagnosis() const;
-  std::uint64_t flit_bytes() const { return flit_bytes_; }
 
  private:
   struct FlitTag {

@@ -64,8 +64,9 @@ std::uint64_t LinkEngine::offer(ps_t t) {
 }
 
 ps_t LinkEngine::next_event_time() const {
-  // Quiet events (only with set_lazy_quiet_events). While no payload waits for admission, no replay runs and no
-  // replay request is on the reverse link, a cumulative ACK only releases
+  // Quiet events (only with set_lazy_quiet_events). While no payload waits
+  // for admission, no replay runs and no replay request is on the reverse
+  // link, a cumulative ACK only releases
   // TxReplay entries and a serializer-free event (with nothing queued) only
   // marks the serializer idle: neither changes anything observable before
   // this direction's next other event. They are not reported, and
