@@ -163,7 +163,7 @@ void fabric_kernel::complete(const fabric_core::Completion& c) {
 
 void fabric_kernel::fail(const std::string& why) {
   std::ostringstream os;
-  os << name() << ": " << why << " at t=" << std::max(now_ps(), engine_->horizon()) / 1000.0 << "ns";
+  os << name() << ": " << why << " at t=" << std::max(now_ps(), engine_->now()) / 1000.0 << "ns";
   for (int r = 0; r < ranks_; ++r)
     if (state_[r] == rank_state::blocked) os << "\n  " << rank_names_[r] << " waits for " << ctl_[r]->waiting_for();
   os << "\n  fabric: " << engine_->diagnosis();
@@ -193,7 +193,7 @@ void fabric_kernel::kernel_thread() {
     if (engine_->failed_direction() >= 0) {
       // A terminal failure is a result, not a malfunction: record it and stop.
       std::ostringstream os;
-      os << name() << ": a link went down (retry limit) at t=" << std::max(now_ps(), engine_->horizon()) / 1000.0
+      os << name() << ": a link went down (retry limit) at t=" << std::max(now_ps(), engine_->now()) / 1000.0
          << "ns; " << engine_->diagnosis();
       link_down_ = os.str();
       sc_core::sc_stop();

@@ -95,6 +95,8 @@ class FabricEngine {
   /// Earliest pending event (kNever if none).
   ps_t next_event_time();
   ps_t horizon() const { return horizon_; }
+  /// Time of the last event processed.
+  ps_t now() const { return now_; }
   /// A link direction that went down (retry limit) or -1.
   int failed_direction() const { return failed_dir_; }
   std::size_t directions() const { return dirs_.size(); }
