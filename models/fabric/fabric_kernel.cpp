@@ -204,6 +204,7 @@ void fabric_kernel::kernel_thread() {
       if (tc > deadline_ps_) fail(fmt_deadline());
       if (tc > now_ps()) sc_core::wait(sc_core::sc_time::from_value(tc - now_ps()));
       for (const auto& c : done) complete(c);
+      if (progress_ && (completions_ >> 12) != ((completions_ - done.size()) >> 12)) progress_(tc, completions_);
       continue;
     }
     if (h == link::kNever) {

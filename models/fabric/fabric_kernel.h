@@ -7,6 +7,7 @@
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,6 +48,10 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
 
   const fabric_core::FabricEngine& engine() const { return *engine_; }
   std::uint64_t completions() const { return completions_; }
+  /// Progress callback (simulated ps, transfers completed), called about
+  /// every 4096 completions; the platform decides whether to print.
+  using ProgressHook = std::function<void(std::uint64_t sim_ps, std::uint64_t completions)>;
+  void set_progress_hook(ProgressHook f) { progress_ = std::move(f); }
   /// Non-empty if a link exceeded its retry limit: the simulation stopped
   /// there (a terminal failure, reported as a result); names the link and flit.
   const std::string& link_down() const { return link_down_; }
@@ -91,6 +96,7 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
   std::uint64_t completions_ = 0;
   sc_core::sc_event state_changed_;
   std::string link_down_;
+  ProgressHook progress_;
 };
 
 }  // namespace fabricsim::models

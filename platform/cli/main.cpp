@@ -4,6 +4,8 @@
 //   fabricsim bench [STUDY.yaml]
 // Exit status: 0 success, 2 bad input (nothing written), 3 a run that could
 // not finish (diagnosis on stderr), 1 anything else.
+#include <unistd.h>
+
 #include <systemc>
 
 #include <CLI/CLI.hpp>
@@ -82,7 +84,7 @@ int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
                              cfg.fabric.name, a.fabric, cfg.workload.collective.algorithm,
                              sw::to_string(cfg.workload.collective.op), cfg.workload.collective.bytes,
                              cfg.fabric.accelerators(), cfg.default_link.policy_name, cfg.seed);
-  const sim::FabricRunResult r = sim::run_fabric(cfg);
+  const sim::FabricRunResult r = sim::run_fabric(cfg, {}, !a.quiet && isatty(2));
   if (!r.ok) {
     std::cerr << "error: the run could not finish: " << r.diagnosis << "\n";
     return 3;

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -81,7 +83,7 @@ void validate_fabric(const fabric::FabricRunConfig& cfg) {
   fabric::FabricGraph check(cfg.fabric);
 }
 
-FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram program) {
+FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram program, bool progress) {
   fabric::FabricRunConfig cfg = cfg0;
   const auto& F = cfg.fabric;
   validate_fabric(cfg);
@@ -179,10 +181,24 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   }
 
   FabricRunResult res;
+  const auto wall0 = std::chrono::steady_clock::now();
+  auto last = wall0;
+  bool printed = false;
+  if (progress)
+    kernel->set_progress_hook([&](std::uint64_t sim_ps, std::uint64_t done) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last < std::chrono::seconds(1)) return;
+      last = now;
+      printed = true;
+      std::fprintf(stderr, "\r[fabricsim] %.1f us simulated, %llu transfers done, %.0f s wall ", sim_ps / 1e6,
+                   static_cast<unsigned long long>(done), std::chrono::duration<double>(now - wall0).count());
+      std::fflush(stderr);
+    });
   tlm::tlm_global_quantum::instance().set(sc_core::sc_time(1, sc_core::SC_US));
   try {
     sc_core::sc_start();
   } catch (const sc_core::sc_report& e) {
+    if (printed) std::fprintf(stderr, "\n");
     res.ok = false;
     res.diagnosis = e.what();
     return res;
@@ -191,6 +207,7 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
     res.diagnosis = e.what();
     return res;
   }
+  if (printed) std::fprintf(stderr, "\n");
   res.link_down = kernel->link_down();
   for (int r = 0; r < N && res.link_down.empty(); ++r)
     if (!acc[r]->done()) {

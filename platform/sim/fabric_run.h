@@ -42,7 +42,8 @@ using RankProgram = std::function<void(models::accelerator_api&)>;
 /// Elaborate and simulate (once per process). With `program`, every rank runs
 /// it instead of the workload (no timing row, no verification). Throws
 /// fabric::FabricError or config errors for a fabric that cannot be built.
-FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg, RankProgram program = {});
+/// With `progress`, a progress line goes to stderr at most once a second.
+FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg, RankProgram program = {}, bool progress = false);
 
 /// Check that every node kind has a registered model and that the fabric
 /// graph is valid (throws fabric::FabricError naming file, line and key).
