@@ -92,7 +92,7 @@ def ring(d, out):
     s = json.loads((Path(d) / "summary.json").read_text())
     fig, axes = plt.subplots(1, 2, figsize=(12, 4), sharey=True)
     for ax, size in zip(axes, ["1MiB", "8MiB"]):
-        cells = [c for c in s["cells"] if c["variant"].split(",")[0] == size and c["groups"]]
+        cells = [c for c in s["cells"] if c["variant"].split(";")[0] == size and c["groups"]]
         x = range(len(cells))
         for k, (base, color) in enumerate([("fixed-strong", "#3b6ea5"), ("post-decode", "#e08e2b")]):
             vals, lo, hi = [], [], []

@@ -144,7 +144,7 @@ Study load_study(const std::string& path) {
       for (const auto& x : vals) {
         StudyVariant nv = v;
         nv.assignments.push_back(key + "=" + x);
-        nv.name += (nv.name.empty() ? "" : ",") + key + "=" + x;  // e.g. "8MiB,fabric.accelerators=16"
+        nv.name += (nv.name.empty() ? "" : ";") + key + "=" + x;  // e.g. "8MiB;fabric.accelerators=16" (CSV-safe)
         next.push_back(nv);
       }
     expanded.swap(next);
@@ -237,7 +237,12 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
         Point pt{v.name, p, s, "", {}};
         pt.cell = vi;
         fs::path d = out / "points";
-        if (st.variants.size() > 1) d /= fmt::format("c{:03d}{}", vi, v.name.empty() ? "" : "-" + v.name);
+        if (st.variants.size() > 1) {
+          std::string tag = v.name;  // a file-name-safe copy ("400Gb/s" -> "400Gb_s")
+          for (char& ch : tag)
+            if (ch == '/' || ch == '\\' || ch == ' ') ch = '_';
+          d /= fmt::format("c{:03d}{}", vi, tag.empty() ? "" : "-" + tag);
+        }
         d /= p;
         d /= fmt::format("s{}", s);
         pt.dir = d.string();
