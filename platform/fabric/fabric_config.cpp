@@ -98,7 +98,6 @@ FabricRunConfig parse_fabric(config::Section root) {
   const models::accelerator_params acc = parse_accel(d.child_or_empty("accelerator"), {}, auto_mem);
   const models::switch_params swp = parse_switch(d.child_or_empty("switch"), {});
   d.finish();
-  c.workload.auto_memory = auto_mem;
 
   auto add_node = [&](const std::string& id, const std::string& kind, const SourceRef& src) {
     NodeSpec n;

@@ -22,7 +22,6 @@ struct WorkloadSpec {
   int iterations = 1;
   bool verify = true;        ///< check every output element against the expected value
   bool data = true;          ///< move real bytes (false: timing only, no accelerator memory allocated)
-  bool auto_memory = true;   ///< size accelerator memory from the collective's layout
 };
 
 /// Everything one fabric run needs.
