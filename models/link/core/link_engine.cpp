@@ -40,11 +40,9 @@ LinkEngine::LinkEngine(const LinkConfig& cfg, std::unique_ptr<FecPolicy> policy,
       ctrl_(cfg.control_base_delay_ps, wire_time_ps(cfg.control_flit_bytes, cfg.reverse_rate_bps),
             cfg.propagation_ps, cfg.semantics.ack_coalescing) {
   if (!policy_) throw std::invalid_argument("no policy");
-  for (const auto& p : cfg_.fec_menu) {
-    wire_ps_.push_back(wire_time_ps(cfg_.flit_bytes * (1.0 + p.overhead), cfg_.forward_rate_bps));
-    decode_ps_.push_back(p.decode_delay_ps);
-    fec_bytes_per_flit_.push_back(static_cast<std::uint64_t>(cfg_.flit_bytes * p.overhead + 0.5));
-  }
+  for (const auto& p : cfg_.fec_menu)
+    prof_.push_back({wire_time_ps(cfg_.flit_bytes * (1.0 + p.overhead), cfg_.forward_rate_bps), p.decode_delay_ps,
+                     static_cast<std::uint64_t>(cfg_.flit_bytes * p.overhead + 0.5), p.correctable});
   stats_.profile_transmissions.assign(cfg_.fec_menu.size(), 0);
   tx_decision_ = policy_->decision();
 }
@@ -300,15 +298,16 @@ void LinkEngine::transmit(std::uint64_t seq, bool replay, int bound_profile) {
                cfg_.semantics.feedback_delay_ps == 0 ? policy_->decision().window : tx_decision_.window});
 
   ser_busy_ = true;
-  ser_free_ = now_ + wire_ps_[prof];
-  ps_t t_rx = ser_free_ + cfg_.propagation_ps + decode_ps_[prof];
+  const ProfileTiming& pt = prof_[prof];
+  ser_free_ = now_ + pt.wire_ps;
+  ps_t t_rx = ser_free_ + cfg_.propagation_ps + pt.decode_ps;
   if (t_rx < last_rx_) t_rx = last_rx_;  // the decoder pipeline delivers in order
   last_rx_ = t_rx;
   rx_pipe_.push_back({seq, t_rx, d.magnitude, static_cast<std::uint8_t>(prof)});
 
   ++stats_.transmissions;
   ++stats_.profile_transmissions[prof];
-  stats_.fec_bytes += fec_bytes_per_flit_[prof];
+  stats_.fec_bytes += pt.fec_bytes;
   if (last_profile_ >= 0 && static_cast<std::size_t>(last_profile_) != prof) ++stats_.profile_switches;
   last_profile_ = static_cast<int>(prof);
   if (attempt == 1) {
@@ -323,8 +322,7 @@ void LinkEngine::transmit(std::uint64_t seq, bool replay, int bound_profile) {
 void LinkEngine::handle_decode() {
   const InFlight f = rx_pipe_.front();
   rx_pipe_.pop_front();
-  const FecProfile& p = cfg_.fec_menu[f.profile];
-  const bool failed = !decodes(p, f.magnitude);
+  const bool failed = f.magnitude > prof_[f.profile].correctable;  // threshold model (decodes())
   if (f.magnitude > 0) ++stats_.raw_errors;
   policy_->observe({f.magnitude > 0, failed, f.profile});
   if (cfg_.semantics.feedback_delay_ps != 0)

@@ -243,8 +243,14 @@ class LinkEngine {
   TxReplay tx_;
   InOrderReceiver rx_;
   ControlSerializer ctrl_;
-  std::vector<ps_t> wire_ps_, decode_ps_;
-  std::vector<std::uint64_t> fec_bytes_per_flit_;
+  // Per-profile constants the per-flit path reads, in one contiguous block.
+  struct ProfileTiming {
+    ps_t wire_ps;              // flit x (1 + o_k) at the forward rate
+    ps_t decode_ps;
+    std::uint64_t fec_bytes;   // parity bytes per flit
+    std::uint32_t correctable;
+  };
+  std::vector<ProfileTiming> prof_;
 
   ps_t now_ = 0;
   Status status_ = Status::running;

@@ -70,11 +70,9 @@ void PostDecodePolicy::observe(const Observation& obs) {
 }
 
 PrefacePolicy::PrefacePolicy(const FecMenu& menu, const PolicyParams& p, bool with_flight_cap)
-    : menu_(menu), p_(p), cap_(with_flight_cap), filter_(p.model) {
-  for (const auto& f : menu_) {
-    good_coef_.push_back(residual_estimate(p.model, f, 0.0));
-    bad_coef_.push_back(residual_estimate(p.model, f, 1.0));
-  }
+    : p_(p), cap_(with_flight_cap), filter_(p.model) {
+  for (const auto& f : menu)
+    coef_.push_back({f.overhead, residual_estimate(p.model, f, 0.0), residual_estimate(p.model, f, 1.0)});
   decide();
 }
 
@@ -88,15 +86,15 @@ void PrefacePolicy::decide() {
   const double q = filter_.prior();
   std::size_t best = 0;
   double best_cost = 0.0;
-  for (std::size_t k = 0; k < menu_.size(); ++k) {
-    const double cost = menu_[k].overhead + p_.lambda * ((1.0 - q) * good_coef_[k] + q * bad_coef_[k]);
+  for (std::size_t k = 0; k < coef_.size(); ++k) {
+    const double cost = coef_[k].overhead + p_.lambda * ((1.0 - q) * coef_[k].good + q * coef_[k].bad);
     if (k == 0 || cost < best_cost) {
       best = k;
       best_cost = cost;
     }
   }
   d_.profile = best;
-  const bool strongest = d_.profile + 1 == menu_.size();
+  const bool strongest = d_.profile + 1 == coef_.size();
   d_.window = (cap_ && strongest) ? std::min(p_.window_high, p_.window_reduced) : p_.window_high;
 }
 

@@ -118,9 +118,11 @@ class PrefacePolicy : public FecPolicy {
   const PrefaceFilter& filter() const { return filter_; }
  private:
   void decide();
-  FecMenu menu_;
-  // r_k(q) = (1-q) g_k + q b_k with g_k, b_k precomputed from Eq. 5.
-  std::vector<double> good_coef_, bad_coef_;
+  // cost_k(q) = o_k + lambda ((1-q) g_k + q b_k), g_k and b_k from Eq. 5, in one block.
+  struct Coef {
+    double overhead, good, bad;
+  };
+  std::vector<Coef> coef_;
   PolicyParams p_;
   bool cap_;
   PrefaceFilter filter_;
