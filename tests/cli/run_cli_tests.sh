@@ -422,6 +422,21 @@ t_ring_bad_window() {
   expect_bad_input "$RES/ringw" "--set defaults.link.window_reduced" "must not exceed"
 }
 
+t_terminal_failures_in_sweep() {
+  local out="$RES/tf"
+  fs sweep "$FIXTURES/terminal-failures.yaml" --jobs 2 --out "$out"
+  [[ $rc -eq 0 ]] || { note "sweep with terminal failures: exit $rc"; show_output; return; }
+  [[ $(wc -l <"$out/results.csv") -eq 7 ]] || note "results.csv should have 6 rows"
+  # policy,seed,goodput_gbps,p99_us,...,terminal_failures,...: empty goodput and P99, terminal_failures 1
+  grep -q '^fixed-strong,11,,,' "$out/results.csv" || note "a failed point's goodput/P99 are not empty"
+  python3 - "$out/summary.json" <<'PY' || note "summary.json does not list the 6 incomplete points"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert len(s["incomplete_points"]) == 6, s.get("incomplete_points")
+assert s["groups"] is None and s["paired_deltas"] is None
+PY
+}
+
 # ------------------------------------------------------------------- main ---
 
 check "unknown key in the fabric file: exit 2, file:line, key path, nothing written" t_unknown_key
@@ -451,6 +466,8 @@ check "explicit fabric, port used twice: exit 2, file:line, links[2]" t_port_twi
 check "explicit fabric, unreachable ranks: exit 2, names them" t_unreachable
 check "explicit fabric, unknown node kind: exit 2, file:line, the kind" t_unknown_kind
 check "ring fabric, W_R > W_H via --set: exit 2, names the override" t_ring_bad_window
+
+check "sweep whose points all end in terminal failures: tables written, no averages" t_terminal_failures_in_sweep
 
 echo "$passed passed, $failed failed"
 ((failed == 0))
