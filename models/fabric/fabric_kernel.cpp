@@ -90,6 +90,7 @@ void fabric_kernel::b_transport(int id, tlm::tlm_generic_payload& tx, sc_core::s
   op.bytes = tx.get_data_length();
   op.flag = ext->flag;
   op.stage = 0;
+  op.posted_ps = now_ps() + delay.value();
   if (!op.read && tx.get_data_ptr()) op.data.assign(tx.get_data_ptr(), tx.get_data_ptr() + op.bytes);
   const std::uint64_t t = now_ps() + delay.value();
   const std::uint64_t key = ops_.size();
@@ -132,6 +133,7 @@ void fabric_kernel::complete(const fabric_core::Completion& c) {
     }
     std::vector<unsigned char>().swap(o.data);
     ctl_[o.requester]->op_complete(o.op);
+    if (op_trace_) op_trace_(o.requester, o.peer, false, o.bytes, o.posted_ps, c.time_ps);
     wake_rank(o.peer);
     wake_rank(o.requester);
     return;
@@ -158,6 +160,7 @@ void fabric_kernel::complete(const fabric_core::Completion& c) {
   land(o.requester, o.local_addr, o.data.empty() ? nullptr : o.data.data(), o.bytes);
   std::vector<unsigned char>().swap(o.data);
   ctl_[o.requester]->op_complete(o.op);
+  if (op_trace_) op_trace_(o.requester, o.peer, true, o.bytes, o.posted_ps, c.time_ps);
   wake_rank(o.requester);
 }
 

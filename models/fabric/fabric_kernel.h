@@ -52,6 +52,11 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
   /// every 4096 completions; the platform decides whether to print.
   using ProgressHook = std::function<void(std::uint64_t sim_ps, std::uint64_t completions)>;
   void set_progress_hook(ProgressHook f) { progress_ = std::move(f); }
+  /// Called for every completed operation: requester rank, peer rank, read?,
+  /// bytes, post time and completion time (ps). For traces.
+  using OpTraceHook = std::function<void(int requester, int peer, bool read, std::uint64_t bytes,
+                                         std::uint64_t start_ps, std::uint64_t end_ps)>;
+  void set_op_trace_hook(OpTraceHook f) { op_trace_ = std::move(f); }
   /// Non-empty if a link exceeded its retry limit: the simulation stopped
   /// there (a terminal failure, reported as a result); names the link and flit.
   const std::string& link_down() const { return link_down_; }
@@ -72,6 +77,7 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
     int flag;
     std::vector<unsigned char> data;
     int stage;                // read: 0 = request in flight, 1 = data in flight
+    std::uint64_t posted_ps;  // when the requester posted it
   };
   void b_transport(int id, tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
   void kernel_thread();
@@ -97,6 +103,7 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
   sc_core::sc_event state_changed_;
   std::string link_down_;
   ProgressHook progress_;
+  OpTraceHook op_trace_;
 };
 
 }  // namespace fabricsim::models

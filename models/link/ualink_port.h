@@ -46,6 +46,8 @@ class ualink_port : public sc_core::sc_module {
   ualink_port& operator=(const ualink_port&) = delete;
 
   const link::LinkEngine& engine() const { return engine_; }
+  /// Observe every forward transmission (traces); call before the simulation.
+  void set_tx_observer(link::LinkEngine::TxObserver f) { engine_.set_tx_observer(std::move(f)); }
   /// Engine status after end of stream; done unless the link went down or stuck.
   link::LinkEngine::Status status() const { return engine_.status(); }
   std::string diagnosis() const;

@@ -21,6 +21,7 @@
 #include "platform/cli/bench.h"
 #include "platform/config/link_config.h"
 #include "platform/report/files.h"
+#include "platform/report/trace.h"
 #include "platform/config/yaml_config.h"
 #include "platform/fabric/fabric_config.h"
 #include "platform/fabric/fabric_graph.h"
@@ -63,7 +64,15 @@ struct RunArgs {
   std::string policy;
   std::string out = "out/run";
   bool quiet = false;
+  bool trace = false;
 };
+
+void write_trace(const fs::path& out, const report::TraceWriter& tw, bool quiet) {
+  write_atomic(out / "trace.json", tw.json());
+  if (!quiet)
+    std::cout << fmt::format("  wrote {} ({} events{})\n", (out / "trace.json").string(), tw.events(),
+                             tw.dropped() ? fmt::format(", {} dropped past the cap", tw.dropped()) : "");
+}
 
 // Load a fabric file with the command line's overrides applied.
 std::shared_ptr<config::Document> load_fabric_doc(const RunArgs& a, std::string& kind) {
@@ -84,7 +93,8 @@ int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
                              cfg.fabric.name, a.fabric, cfg.workload.collective.algorithm,
                              sw::to_string(cfg.workload.collective.op), cfg.workload.collective.bytes,
                              cfg.fabric.accelerators(), cfg.default_link.policy_name, cfg.seed);
-  const sim::FabricRunResult r = sim::run_fabric(cfg, {}, !a.quiet && isatty(2));
+  report::TraceWriter tw;
+  const sim::FabricRunResult r = sim::run_fabric(cfg, {}, !a.quiet && isatty(2), a.trace ? &tw : nullptr);
   if (!r.ok) {
     std::cerr << "error: the run could not finish: " << r.diagnosis << "\n";
     return 3;
@@ -93,6 +103,7 @@ int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   write_atomic(out / "collectives.csv", sim::collective_csv(cfg, r.row));
   write_atomic(out / "links.csv", r.links_csv);
   write_atomic(out / "result.json", r.json.dump(2) + "\n");
+  if (a.trace) write_trace(out, tw, a.quiet);
   if (!a.quiet)
     std::cout << r.summary
               << fmt::format("  wrote {0}/result.json, {0}/collectives.csv, {0}/links.csv\n", out.string());
@@ -114,12 +125,14 @@ int cmd_run(const RunArgs& a) {
     std::cout << fmt::format("fabricsim run: {} ({}), policy {}, seed {}, {} flits every {} ns\n", cfg.name,
                              a.fabric, cfg.link.policy_name, cfg.seed, cfg.traffic.flits,
                              cfg.traffic.period_ps / 1000.0);
-  const sim::LinkRunResult r = sim::run_link_experiment(cfg);
+  report::TraceWriter tw;
+  const sim::LinkRunResult r = sim::run_link_experiment(cfg, a.trace ? &tw : nullptr);
   if (!r.ok) {
     std::cerr << "error: the run could not finish: " << r.diagnosis << "\n";
     return 3;
   }
   write_atomic(fs::path(a.out) / "result.json", r.json.dump(2) + "\n");
+  if (a.trace) write_trace(a.out, tw, a.quiet);
   if (!a.quiet) {
     const auto& m = r.metrics;
     const auto& l = r.json["link"];
@@ -163,6 +176,7 @@ int sc_main(int argc, char* argv[]) {
   run->add_option("--policy", ra.policy, "fixed-strong | post-decode | predictive-fec | preface");
   run->add_option("--out", ra.out, "output directory")->capture_default_str();
   run->add_flag("--quiet", ra.quiet, "no summary on stdout");
+  run->add_flag("--trace", ra.trace, "also write DIR/trace.json (Chrome / Perfetto trace events)");
 
   std::string study_file, sweep_out;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());

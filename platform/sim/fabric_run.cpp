@@ -83,7 +83,8 @@ void validate_fabric(const fabric::FabricRunConfig& cfg) {
   fabric::FabricGraph check(cfg.fabric);
 }
 
-FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram program, bool progress) {
+FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram program, bool progress,
+                           report::TraceWriter* trace) {
   fabric::FabricRunConfig cfg = cfg0;
   const auto& F = cfg.fabric;
   validate_fabric(cfg);
@@ -181,6 +182,15 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   }
 
   FabricRunResult res;
+  if (trace) {
+    trace->name_process(1, "DMA operations (post to completion)");
+    for (int r = 0; r < N; ++r) trace->name_thread(1, r, rank_names[r]);
+    kernel->set_op_trace_hook([trace, &rank_names](int req, int peer, bool read, std::uint64_t bytes,
+                                                   std::uint64_t start, std::uint64_t end) {
+      trace->span(fmt::format("{} {} {} B", read ? "read from" : "write to", rank_names[peer], bytes),
+                  read ? "read" : "write", 1, req, start, end - start);
+    });
+  }
   const auto wall0 = std::chrono::steady_clock::now();
   auto last = wall0;
   bool printed = false;

@@ -11,6 +11,7 @@
 #include "models/accelerator/sw_api.h"
 
 #include "platform/fabric/fabric_config.h"
+#include "platform/report/trace.h"
 
 namespace fabricsim::sim {
 
@@ -43,7 +44,10 @@ using RankProgram = std::function<void(models::accelerator_api&)>;
 /// it instead of the workload (no timing row, no verification). Throws
 /// fabric::FabricError or config errors for a fabric that cannot be built.
 /// With `progress`, a progress line goes to stderr at most once a second.
-FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg, RankProgram program = {}, bool progress = false);
+/// With `trace`, every completed DMA operation becomes a span on its rank's
+/// track (post to completion).
+FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg, RankProgram program = {}, bool progress = false,
+                           report::TraceWriter* trace = nullptr);
 
 /// Check that every node kind has a registered model and that the fabric
 /// graph is valid (throws fabric::FabricError naming file, line and key).

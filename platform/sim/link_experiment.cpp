@@ -34,11 +34,30 @@ struct link_pair_top : sc_core::sc_module {
 };
 }  // namespace
 
-LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c) {
+LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report::TraceWriter* trace) {
   LinkRunResult r;
   const std::uint64_t deadline = c.deadline_ps ? c.deadline_ps : default_deadline_ps(c);
   tlm::tlm_global_quantum::instance().set(sc_core::sc_time(1, sc_core::SC_US));
   auto top = std::make_unique<link_pair_top>("link_pair", c, deadline);
+  if (trace) {
+    trace->name_process(1, top->port.name());
+    trace->name_thread(1, 1, "forward transmissions");
+    trace->name_thread(1, 2, "FEC profile / window W_t");
+    std::vector<link::ps_t> wire;
+    for (const auto& p : c.link.fec_menu)
+      wire.push_back(link::wire_time_ps(c.link.flit_bytes * (1.0 + p.overhead), c.link.forward_rate_bps));
+    auto last = std::make_shared<std::pair<int, std::uint32_t>>(-1, 0);
+    top->port.set_tx_observer([trace, wire, last, menu = c.link.fec_menu](const link::TxRecord& x) {
+      trace->span((x.replay ? "replay " : "seq ") + std::to_string(x.seq), x.replay ? "replay" : "tx", 1, 1,
+                  x.start_ps, wire[x.profile],
+                  {{"attempt", x.attempt}, {"profile", menu[x.profile].name}, {"magnitude", x.magnitude},
+                   {"occupancy", x.occupancy}, {"window", x.window}});
+      if (last->first != static_cast<int>(x.profile) || last->second != x.window) {
+        trace->instant(menu[x.profile].name + " W=" + std::to_string(x.window), "policy", 1, 2, x.start_ps);
+        *last = {static_cast<int>(x.profile), x.window};
+      }
+    });
+  }
   try {
     sc_core::sc_start();
   } catch (const sc_core::sc_report& e) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "platform/config/link_config.h"
+#include "platform/report/trace.h"
 
 namespace fabricsim::sim {
 
@@ -31,8 +32,11 @@ struct LinkRunResult {
   nlohmann::ordered_json json;  ///< result.json content: config echo + metrics + statistics
 };
 
-/// Elaborate and simulate one link-pair experiment. Call at most once per process.
-LinkRunResult run_link_experiment(const config::LinkExperimentConfig& cfg);
+/// Elaborate and simulate one link-pair experiment. Call at most once per
+/// process. With `trace`, every forward transmission becomes a span on the
+/// link's track (replays named as such) and every FEC profile or window
+/// change an instant.
+LinkRunResult run_link_experiment(const config::LinkExperimentConfig& cfg, report::TraceWriter* trace = nullptr);
 
 /// Default watchdog: 100 x the offered stream's duration + 1 ms of simulated time.
 std::uint64_t default_deadline_ps(const config::LinkExperimentConfig& cfg);

@@ -437,6 +437,19 @@ assert s["groups"] is None and s["paired_deltas"] is None
 PY
 }
 
+t_trace() {
+  fs run "$TOPO" --set traffic.flits=500 --trace --quiet --out "$RES/trace"
+  [[ $rc -eq 0 ]] || { note "run --trace: exit $rc"; show_output; return; }
+  python3 - "$RES/trace/trace.json" <<'PY' || note "trace.json is not a trace-event file with one span per transmission"
+import json, sys
+j = json.load(open(sys.argv[1]))
+spans = [e for e in j["traceEvents"] if e.get("ph") == "X"]
+assert len(spans) >= 500, len(spans)            # every flit is transmitted at least once
+assert all(e["dur"] > 0 and e["ts"] >= 0 for e in spans)
+assert spans[0]["name"] == "seq 0", spans[0]
+PY
+}
+
 # ------------------------------------------------------------------- main ---
 
 check "unknown key in the fabric file: exit 2, file:line, key path, nothing written" t_unknown_key
@@ -468,6 +481,8 @@ check "explicit fabric, unknown node kind: exit 2, file:line, the kind" t_unknow
 check "ring fabric, W_R > W_H via --set: exit 2, names the override" t_ring_bad_window
 
 check "sweep whose points all end in terminal failures: tables written, no averages" t_terminal_failures_in_sweep
+
+check "run --trace writes a Perfetto/Chrome trace with one span per transmission" t_trace
 
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -1,0 +1,39 @@
+#pragma once
+// Chrome / Perfetto trace-event JSON (platform.md §4 `--trace`): load the file
+// in ui.perfetto.dev or chrome://tracing. Times are microseconds.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace fabricsim::report {
+
+/// Collects trace events, at most `max_events` (later ones are counted and
+/// dropped, so a huge run cannot exhaust memory); write() emits the JSON.
+class TraceWriter {
+ public:
+  explicit TraceWriter(std::size_t max_events = 2'000'000) : max_(max_events) {}
+
+  /// A span ("X" event) on track (pid, tid) from start_ps lasting dur_ps.
+  void span(const std::string& name, const std::string& cat, int pid, int tid, std::uint64_t start_ps,
+            std::uint64_t dur_ps, nlohmann::ordered_json args = {});
+  /// An instant ("i" event) on track (pid, tid).
+  void instant(const std::string& name, const std::string& cat, int pid, int tid, std::uint64_t t_ps,
+               nlohmann::ordered_json args = {});
+  /// Name a process / thread track (metadata events).
+  void name_process(int pid, const std::string& name);
+  void name_thread(int pid, int tid, const std::string& name);
+
+  std::size_t events() const { return events_.size(); }
+  std::size_t dropped() const { return dropped_; }
+  /// The whole trace: {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}.
+  std::string json() const;
+
+ private:
+  bool room();
+  std::size_t max_;
+  std::size_t dropped_ = 0;
+  nlohmann::ordered_json events_ = nlohmann::ordered_json::array();
+};
+
+}  // namespace fabricsim::report
