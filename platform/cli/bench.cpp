@@ -8,6 +8,7 @@
 
 #include "models/link/core/link_engine.h"
 #include "platform/config/link_config.h"
+#include "platform/fabric/fabric_config.h"
 #include "platform/sim/sweep.h"
 
 namespace fabricsim::cli {
@@ -23,11 +24,10 @@ int run_bench(const std::string& study_file) {
   for (const auto& v : st.variants)
   for (const auto& pol : st.policies) {
     for (auto seed : (v.seeds.empty() ? st.seeds : v.seeds)) {
-      auto doc = std::make_shared<config::Document>(config::load_document(st.fabric));
       std::vector<std::string> a = st.common;
       a.insert(a.end(), v.assignments.begin(), v.assignments.end());
-      a.push_back("link.policy.name=" + pol);
-      config::apply_overrides(*doc, a);
+      a.push_back(fabric::policy_key(st.fabric_kind) + "=" + pol);
+      const auto doc = config::load_with_overrides(st.fabric, a);
       const auto cfg = config::parse_link_experiment(config::root_section(doc));
       const auto t0 = std::chrono::steady_clock::now();
       link::LinkEngine e(cfg.link, link::make_policy(pol, cfg.link.fec_menu, cfg.link.policy), seed, cfg.link_id);

@@ -76,11 +76,9 @@ void write_trace(const fs::path& out, const report::TraceWriter& tw, bool quiet)
 
 // Load a fabric file with the command line's overrides applied.
 std::shared_ptr<config::Document> load_fabric_doc(const RunArgs& a, std::string& kind) {
-  auto doc = std::make_shared<config::Document>(config::load_document(a.fabric));
+  auto doc = config::load_with_overrides(a.fabric, a.sets);
   kind = fabric::fabric_kind(*doc);
-  config::apply_overrides(*doc, a.sets);
-  const std::string policy_key = kind == "link-pair" ? "link.policy.name=" : "defaults.link.policy.name=";
-  if (!a.policy.empty()) config::apply_overrides(*doc, {policy_key + a.policy}, "--policy");
+  if (!a.policy.empty()) config::apply_overrides(*doc, {fabric::policy_key(kind) + "=" + a.policy}, "--policy");
   if (!a.seed.empty()) config::apply_overrides(*doc, {"run.seed=" + a.seed}, "--seed");
   return doc;
 }

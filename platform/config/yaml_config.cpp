@@ -124,6 +124,13 @@ void apply_overrides(Document& doc, const std::vector<std::string>& assignments,
   }
 }
 
+std::shared_ptr<Document> load_with_overrides(const std::string& path, const std::vector<std::string>& assignments,
+                                              const std::string& label) {
+  auto doc = std::make_shared<Document>(load_document(path));
+  apply_overrides(*doc, assignments, label);
+  return doc;
+}
+
 Section::Section(std::shared_ptr<const Document> doc, YAML::Node node, std::string path)
     : doc_(std::move(doc)), node_(std::move(node)), path_(std::move(path)) {}
 

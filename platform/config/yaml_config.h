@@ -40,6 +40,11 @@ Document load_document(const std::string& path);
 /// empty, is how errors name these overrides (default "--set key.path").
 void apply_overrides(Document& doc, const std::vector<std::string>& assignments, const std::string& label = "");
 
+/// load_document + apply_overrides, shared (Section keeps the document alive).
+/// Throws ConfigError as those do.
+std::shared_ptr<Document> load_with_overrides(const std::string& path, const std::vector<std::string>& assignments,
+                                              const std::string& label = "");
+
 /// One map in a document, with the keys read from it tracked so that
 /// finish() can reject unknown keys.
 class Section {

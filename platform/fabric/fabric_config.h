@@ -37,6 +37,10 @@ struct FabricRunConfig {
 /// ("link-pair", "ring", ...). Throws ConfigError if absent.
 std::string fabric_kind(const config::Document& doc);
 
+/// The key path of the link policy every link uses for a fabric kind:
+/// "link.policy.name" (link-pair) or "defaults.link.policy.name".
+std::string policy_key(const std::string& kind);
+
 /// Parse a ring / switched-pod / explicit fabric file. Throws ConfigError
 /// naming file, line and key for unknown keys, bad units, duplicate node ids,
 /// dangling link endpoints, a port used twice, bad workload parameters;

@@ -154,12 +154,11 @@ Study load_study(const std::string& path) {
   // Validate the fabric under every variant and policy before anything runs.
   for (const auto& v : st.variants) {
     for (const auto& p : st.policies) {
-      auto fdoc = std::make_shared<config::Document>(config::load_document(st.fabric));
       std::vector<std::string> a = st.common;
       a.insert(a.end(), v.assignments.begin(), v.assignments.end());
-      a.push_back((link_pair ? "link.policy.name=" : "defaults.link.policy.name=") + p);
+      a.push_back(fabric::policy_key(st.fabric_kind) + "=" + p);
       try {
-        config::apply_overrides(*fdoc, a);
+        const auto fdoc = config::load_with_overrides(st.fabric, a);
         if (link_pair) config::parse_link_experiment(config::root_section(fdoc));
         else fabric::parse_fabric(config::root_section(fdoc));
       } catch (const config::ConfigError& e) {

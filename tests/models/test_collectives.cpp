@@ -17,12 +17,10 @@ using namespace fabricsim;
 namespace {
 
 fabric::FabricRunConfig load(const std::string& file, std::vector<std::string> sets) {
-  auto doc = std::make_shared<config::Document>(
-      config::load_document(std::string(FABRICSIM_SOURCE_DIR) + "/topologies/" + file));
   // Error-free channel, fixed profile: the cost model's beta is exact.
   sets.insert(sets.begin(), {"defaults.link.channel.error_good=0", "defaults.link.channel.error_bad=0",
                              "defaults.link.policy.name=fixed-strong"});
-  config::apply_overrides(*doc, sets);
+  const auto doc = config::load_with_overrides(std::string(FABRICSIM_SOURCE_DIR) + "/topologies/" + file, sets);
   return fabric::parse_fabric(config::root_section(doc));
 }
 
@@ -192,9 +190,7 @@ TEST(Collectives, BroadcastRingPipelineIsCorrect) {
 }
 // With the burst channel on, replays change the timing but never the bytes.
 TEST(Collectives, RingAllReduceIsCorrectUnderReplay) {
-  auto doc = std::make_shared<config::Document>(
-      config::load_document(std::string(FABRICSIM_SOURCE_DIR) + "/topologies/ring16.yaml"));
-  config::apply_overrides(*doc, {"workload.size=1MiB"});
+  const auto doc = config::load_with_overrides(std::string(FABRICSIM_SOURCE_DIR) + "/topologies/ring16.yaml", {"workload.size=1MiB"});
   const auto r = sim::run_fabric(fabric::parse_fabric(config::root_section(doc)));
   ASSERT_TRUE(r.ok) << r.diagnosis;
   EXPECT_TRUE(r.row.correct);

@@ -16,9 +16,7 @@ using namespace fabricsim;
 
 namespace {
 fabric::FabricRunConfig ring8(std::vector<std::string> sets) {
-  auto doc = std::make_shared<config::Document>(
-      config::load_document(std::string(FABRICSIM_SOURCE_DIR) + "/topologies/ring8.yaml"));
-  config::apply_overrides(*doc, sets);
+  const auto doc = config::load_with_overrides(std::string(FABRICSIM_SOURCE_DIR) + "/topologies/ring8.yaml", sets);
   return fabric::parse_fabric(config::root_section(doc));
 }
 }  // namespace
@@ -58,8 +56,7 @@ TEST(FabricFailures, LinkDownOnRetryLimitIsDiagnosed) {
 // A fabric file whose node kind no model registered fails at elaboration with
 // the kind and the registered kinds named.
 TEST(FabricFailures, UnknownNodeKindIsAClearError) {
-  auto doc = std::make_shared<config::Document>(
-      config::load_document(std::string(FABRICSIM_SOURCE_DIR) + "/topologies/ring8.yaml"));
+  const auto doc = config::load_with_overrides(std::string(FABRICSIM_SOURCE_DIR) + "/topologies/ring8.yaml", {});
   auto cfg = fabric::parse_fabric(config::root_section(doc));
   cfg.fabric.nodes[0].kind = "quantum-router";
   try {
@@ -78,9 +75,7 @@ TEST(FabricFailures, UnknownNodeKindIsAClearError) {
 // dropped and the time is the ingress-bound one.
 namespace {
 sim::FabricRunResult incast(const std::string& output_queue) {
-  auto doc = std::make_shared<config::Document>(
-      config::load_document(std::string(FABRICSIM_SOURCE_DIR) + "/topologies/ualink-pod-64.yaml"));
-  config::apply_overrides(*doc, {"fabric.accelerators=4", "fabric.switches=1", "defaults.link.channel.error_good=0",
+  const auto doc = config::load_with_overrides(std::string(FABRICSIM_SOURCE_DIR) + "/topologies/ualink-pod-64.yaml", {"fabric.accelerators=4", "fabric.switches=1", "defaults.link.channel.error_good=0",
                                  "defaults.link.channel.error_bad=0", "defaults.link.policy.name=fixed-strong",
                                  "defaults.link.rx_buffer=16", "defaults.switch.output_queue=" + output_queue,
                                  "workload.size=64KiB"});

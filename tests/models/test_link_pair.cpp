@@ -11,9 +11,7 @@ using namespace fabricsim;
 
 namespace {
 config::LinkExperimentConfig primary(const std::vector<std::string>& sets) {
-  auto doc = std::make_shared<config::Document>(
-      config::load_document(std::string(FABRICSIM_SOURCE_DIR) + "/topologies/link-primary.yaml"));
-  config::apply_overrides(*doc, sets);
+  const auto doc = config::load_with_overrides(std::string(FABRICSIM_SOURCE_DIR) + "/topologies/link-primary.yaml", sets);
   return config::parse_link_experiment(config::root_section(doc));
 }
 }  // namespace

@@ -25,7 +25,4 @@ using FecMenu = std::vector<FecProfile>;
 /// The paper's three-profile menu (link-layer.md §3 table).
 FecMenu default_fec_menu();
 
-/// True iff a flit with raw magnitude `magnitude` decodes under `p`.
-inline bool decodes(const FecProfile& p, std::uint32_t magnitude) { return magnitude <= p.correctable; }
-
 }  // namespace fabricsim::link

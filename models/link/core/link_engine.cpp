@@ -322,7 +322,8 @@ void LinkEngine::transmit(std::uint64_t seq, bool replay, int bound_profile) {
 void LinkEngine::handle_decode() {
   const InFlight f = rx_pipe_.front();
   rx_pipe_.pop_front();
-  const bool failed = f.magnitude > prof_[f.profile].correctable;  // threshold model (decodes())
+  // Threshold model (link-layer.md §3): decodes iff magnitude <= c_k.
+  const bool failed = f.magnitude > prof_[f.profile].correctable;
   if (f.magnitude > 0) ++stats_.raw_errors;
   policy_->observe({f.magnitude > 0, failed, f.profile});
   if (cfg_.semantics.feedback_delay_ps != 0)
