@@ -54,7 +54,7 @@ std::uint64_t accelerator::post(tlm::tlm_command cmd, int peer, std::uint64_t pe
   if (local_addr > p_.memory_bytes || bytes > p_.memory_bytes - local_addr)
     throw std::out_of_range(std::string(name()) + ": local address range outside memory");
   if (bytes > 0xffffffffull) throw std::out_of_range(std::string(name()) + ": one operation moves at most 4 GiB - 1");
-  if (peer < 0 || peer >= ranks_ || peer == rank_)
+  if ((peer < 0 || peer >= ranks_ || peer == rank_) && !(host_rank_ >= 0 && peer == host_rank_))
     throw std::out_of_range(std::string(name()) + ": bad peer rank " + std::to_string(peer));
   if (flag >= static_cast<int>(p_.flags)) throw std::out_of_range(std::string(name()) + ": bad flag id");
   dma_ext ext;

@@ -41,6 +41,8 @@ class accelerator : public sc_core::sc_module, public accelerator_api, public ra
 
   /// The software this rank runs; `ranks` is the communicator size.
   void set_program(std::function<void(accelerator_api&)> program, int ranks);
+  /// Peer id of host memory (see accelerator_api::host_rank); -1: none.
+  void set_host_rank(int id) { host_rank_ = id; }
   const accelerator_params& params() const { return p_; }
   bool done() const { return done_; }
 
@@ -49,6 +51,7 @@ class accelerator : public sc_core::sc_module, public accelerator_api, public ra
   int ranks() const override { return ranks_; }
   unsigned char* memory() override { return p_.functional ? memory_.data() : nullptr; }
   std::uint64_t memory_bytes() const override { return p_.memory_bytes; }
+  int host_rank() const override { return host_rank_; }
   bool functional() const override { return p_.functional; }
   std::uint64_t post_write(int dst, std::uint64_t dst_addr, std::uint64_t src_addr, std::uint64_t bytes,
                            int flag) override;
@@ -81,6 +84,7 @@ class accelerator : public sc_core::sc_module, public accelerator_api, public ra
   accelerator_params p_;
   int rank_;
   int ranks_ = 0;
+  int host_rank_ = -1;
   std::vector<unsigned char> memory_;
   std::vector<std::uint64_t> flags_;
   std::function<void(accelerator_api&)> program_;

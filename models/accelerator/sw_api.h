@@ -16,6 +16,10 @@ class accelerator_api {
   /// false: timing-only (no bytes move, reductions only take time).
   virtual bool functional() const = 0;
   virtual std::uint64_t memory_bytes() const = 0;
+  /// Peer id of the host's memory (a PCIe host with DRAM behind its IO die),
+  /// usable as `dst` of post_write and `src` of post_read; -1 when the fabric
+  /// has none. Host memory runs no software: it never waits or posts.
+  virtual int host_rank() const { return -1; }
 
   /// Posted write of local [src_addr, src_addr + bytes) to rank `dst` at
   /// `dst_addr`. When all of it has landed, the destination's flag `flag`

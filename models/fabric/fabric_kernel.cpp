@@ -8,17 +8,18 @@
 
 namespace fabricsim::models {
 
-fabric_kernel::fabric_kernel(const sc_core::sc_module_name& name, std::unique_ptr<fabric_core::FabricEngine> engine,
-                             int ranks, std::vector<std::string> rank_names, std::uint64_t deadline_ps)
+fabric_kernel::fabric_kernel(const sc_core::sc_module_name& name, std::unique_ptr<fabric_core::TimingCore> engine,
+                             int ranks, std::vector<std::string> rank_names, std::uint64_t deadline_ps, int memories)
     : sc_module(name),
       dma_in("dma_in"),
       mem_out("mem_out"),
       sync_export("sync_export"),
       engine_(std::move(engine)),
       ranks_(ranks),
+      endpoints_(ranks + memories),
       rank_names_(std::move(rank_names)),
       deadline_ps_(deadline_ps),
-      ctl_(ranks, nullptr),
+      ctl_(ranks + memories, nullptr),
       state_(ranks, rank_state::running),
       until_(ranks, 0) {
   if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
@@ -30,7 +31,7 @@ fabric_kernel::fabric_kernel(const sc_core::sc_module_name& name, std::unique_pt
 }
 
 void fabric_kernel::attach(int rank, rank_control_if* r) {
-  if (rank < 0 || rank >= ranks_) SC_REPORT_ERROR("fabricsim/fabric_kernel", "attach: rank out of range");
+  if (rank < 0 || rank >= endpoints_) SC_REPORT_ERROR("fabricsim/fabric_kernel", "attach: rank out of range");
   ctl_[rank] = r;
 }
 
@@ -52,7 +53,7 @@ std::uint64_t fabric_kernel::barrier_arrive(int) {
 }
 
 void fabric_kernel::wake_rank(int r) {
-  if (state_[r] == rank_state::done) return;
+  if (r >= ranks_ || state_[r] == rank_state::done) return;  // memory-only endpoints run no software
   state_[r] = rank_state::running;  // may post from now on: the horizon stops here
   ctl_[r]->wake();
 }
@@ -70,7 +71,7 @@ std::uint64_t fabric_kernel::horizon() const {
 void fabric_kernel::b_transport(int id, tlm::tlm_generic_payload& tx, sc_core::sc_time& delay) {
   dma_ext* ext = nullptr;
   tx.get_extension(ext);
-  if (!ext || ext->peer < 0 || ext->peer >= ranks_ || ext->peer == id) {
+  if (!ext || ext->peer < 0 || ext->peer >= endpoints_ || ext->peer == id) {
     tx.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     return;
   }
@@ -93,18 +94,29 @@ void fabric_kernel::b_transport(int id, tlm::tlm_generic_payload& tx, sc_core::s
   op.posted_ps = now_ps() + delay.value();
   if (!op.read && tx.get_data_ptr()) op.data.assign(tx.get_data_ptr(), tx.get_data_ptr() + op.bytes);
   const std::uint64_t t = now_ps() + delay.value();
-  const std::uint64_t key = ops_.size();
-  ops_.push_back(std::move(op));
-  const Op& o = ops_.back();
+  const std::uint64_t key = new_op_slot();
+  ops_[key] = std::move(op);
+  const Op& o = ops_[key];
   try {
-    // A read first sends a one-flit request to the target.
-    engine_->post(id, o.peer, o.read ? 1 : o.bytes, std::max(t, engine_->horizon()), key);
+    // A read first sends a request (one flit, one header) to the target.
+    engine_->post(id, o.peer, o.read ? 1 : o.bytes, std::max(t, engine_->horizon()), key,
+                  o.read ? fabric_core::TransferKind::read_request : fabric_core::TransferKind::write);
   } catch (const std::invalid_argument& e) {
-    ops_.pop_back();
+    free_ops_.push_back(key);
     tx.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     return;
   }
   tx.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+std::uint64_t fabric_kernel::new_op_slot() {
+  if (!free_ops_.empty()) {
+    const std::uint64_t k = free_ops_.back();
+    free_ops_.pop_back();
+    return k;
+  }
+  ops_.emplace_back();
+  return ops_.size() - 1;
 }
 
 void fabric_kernel::land(int rank, std::uint64_t addr, unsigned char* data, std::uint64_t bytes) {
@@ -134,8 +146,10 @@ void fabric_kernel::complete(const fabric_core::Completion& c) {
     std::vector<unsigned char>().swap(o.data);
     ctl_[o.requester]->op_complete(o.op);
     if (op_trace_) op_trace_(o.requester, o.peer, false, o.bytes, o.posted_ps, c.time_ps);
-    wake_rank(o.peer);
-    wake_rank(o.requester);
+    const int peer = o.peer, requester = o.requester;
+    free_ops_.push_back(c.cookie);
+    wake_rank(peer);
+    wake_rank(requester);
     return;
   }
   if (o.stage == 0) {
@@ -154,14 +168,17 @@ void fabric_kernel::complete(const fabric_core::Completion& c) {
     if (tx.is_response_error())
       fail("a read of " + rank_names_[o.peer] + " at address " + std::to_string(o.peer_addr) + " is outside its memory");
     o.stage = 1;
-    engine_->post(o.peer, o.requester, o.bytes, c.time_ps + ctl_[o.peer]->read_latency_ps(), c.cookie);
+    engine_->post(o.peer, o.requester, o.bytes, c.time_ps + ctl_[o.peer]->read_latency_ps(), c.cookie,
+                  fabric_core::TransferKind::read_completion);
     return;
   }
   land(o.requester, o.local_addr, o.data.empty() ? nullptr : o.data.data(), o.bytes);
   std::vector<unsigned char>().swap(o.data);
   ctl_[o.requester]->op_complete(o.op);
   if (op_trace_) op_trace_(o.requester, o.peer, true, o.bytes, o.posted_ps, c.time_ps);
-  wake_rank(o.requester);
+  const int requester = o.requester;
+  free_ops_.push_back(c.cookie);
+  wake_rank(requester);
 }
 
 void fabric_kernel::fail(const std::string& why) {
@@ -182,8 +199,8 @@ std::string fabric_kernel::fmt_deadline() const {
 
 void fabric_kernel::kernel_thread() {
   std::vector<fabric_core::Completion> done;
-  for (int r = 0; r < ranks_; ++r)
-    if (!ctl_[r]) fail("rank " + std::to_string(r) + " has no accelerator attached");
+  for (int r = 0; r < endpoints_; ++r)
+    if (!ctl_[r]) fail("endpoint " + std::to_string(r) + " has no accelerator or memory attached");
   while (true) {
     if (std::all_of(state_.begin(), state_.end(), [](rank_state s) { return s == rank_state::done; })) break;
     const std::uint64_t h = horizon();

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "models/fabric/core/fabric_engine.h"
+#include "models/fabric/core/timing_core.h"
 #include "models/fabric/fabric_sync_if.h"
 
 namespace fabricsim::models {
@@ -43,10 +43,14 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
   tlm_utils::multi_passthrough_initiator_socket<fabric_kernel> mem_out;
   sc_core::sc_export<fabric_sync_if> sync_export;
 
-  fabric_kernel(const sc_core::sc_module_name& name, std::unique_ptr<fabric_core::FabricEngine> engine, int ranks,
-                std::vector<std::string> rank_names, std::uint64_t deadline_ps);
+  /// `ranks` accelerators bind dma_in / mem_out in rank order; `memories`
+  /// further memory-only endpoints (host memory) bind mem_out after them and
+  /// attach() with ids ranks, ranks + 1, ...: peers of reads and writes, never
+  /// requesters, never part of the barrier.
+  fabric_kernel(const sc_core::sc_module_name& name, std::unique_ptr<fabric_core::TimingCore> engine, int ranks,
+                std::vector<std::string> rank_names, std::uint64_t deadline_ps, int memories = 0);
 
-  const fabric_core::FabricEngine& engine() const { return *engine_; }
+  const fabric_core::TimingCore& engine() const { return *engine_; }
   std::uint64_t completions() const { return completions_; }
   /// Progress callback (simulated ps, transfers completed), called about
   /// every 4096 completions; the platform decides whether to print.
@@ -79,6 +83,7 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
     int stage;                // read: 0 = request in flight, 1 = data in flight
     std::uint64_t posted_ps;  // when the requester posted it
   };
+  std::uint64_t new_op_slot();
   void b_transport(int id, tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
   void kernel_thread();
   void complete(const fabric_core::Completion& c);
@@ -89,14 +94,16 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
   std::string fmt_deadline() const;
   std::uint64_t now_ps() const { return sc_core::sc_time_stamp().value(); }
 
-  std::unique_ptr<fabric_core::FabricEngine> engine_;
+  std::unique_ptr<fabric_core::TimingCore> engine_;
   int ranks_;
+  int endpoints_;  // ranks + memory-only endpoints
   std::vector<std::string> rank_names_;
   std::uint64_t deadline_ps_;
   std::vector<rank_control_if*> ctl_;
   std::vector<rank_state> state_;
   std::vector<std::uint64_t> until_;
   std::vector<Op> ops_;
+  std::vector<std::uint64_t> free_ops_;  // recycled slots of ops_ (long runs post millions)
   std::uint64_t barrier_gen_ = 0;
   int barrier_count_ = 0;
   std::uint64_t completions_ = 0;

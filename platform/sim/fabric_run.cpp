@@ -247,7 +247,7 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   }
 
   // Per-link statistics.
-  const auto& eng = kernel->engine();
+  const auto& eng = dynamic_cast<const fabric_core::FabricEngine&>(kernel->engine());
   std::ostringstream lcsv;
   lcsv << "from,port,to,transmissions,retransmissions,replayed_flits,fec_bytes,control_bytes,first_attempt_errors,"
           "residual_errors,terminal_failures,admission_stall_window_ns,admission_stall_replay_ns,"

@@ -51,7 +51,7 @@ FabricEngine::FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink
   waiters_.resize(dirs_.size());
 }
 
-std::uint64_t FabricEngine::post(int src, int dst, std::uint64_t bytes, ps_t t, std::uint64_t cookie) {
+std::uint64_t FabricEngine::post(int src, int dst, std::uint64_t bytes, ps_t t, std::uint64_t cookie, TransferKind) {
   if (src < 0 || dst < 0 || static_cast<std::size_t>(src) >= rank_node_.size() ||
       static_cast<std::size_t>(dst) >= rank_node_.size() || rank_node_[src] == kNone || rank_node_[dst] == kNone)
     throw std::invalid_argument("FabricEngine::post: unknown rank");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/fabric/core/radix_heap.h"
+#include "models/fabric/core/timing_core.h"
 #include "models/link/core/link_engine.h"
 
 namespace fabricsim::fabric_core {
@@ -51,13 +52,6 @@ struct EngineLink {
   std::uint64_t id = 0;      ///< channel stream keys 2*id (a->b) and 2*id+1 (b->a)
 };
 
-/// A finished transfer: all its flits have arrived at the destination.
-struct Completion {
-  std::uint64_t transfer = 0;
-  std::uint64_t cookie = 0;  ///< caller's tag
-  ps_t time_ps = 0;
-};
-
 /// Per link-direction statistics snapshot.
 struct DirectionStats {
   std::string from, to;      ///< node names
@@ -78,31 +72,33 @@ struct DirectionStats {
 /// last flit arrives. run() processes events in global time order.
 /// Errors: std::invalid_argument for a bad post (unknown rank, src == dst,
 /// time before the engine's horizon).
-class FabricEngine {
+class FabricEngine : public TimingCore {
  public:
   FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink> links, std::uint64_t seed,
                std::shared_ptr<const Routing> routing);
 
   /// Inject a transfer at time t_ps (>= horizon()); returns its id.
-  std::uint64_t post(int src_rank, int dst_rank, std::uint64_t bytes, ps_t t_ps, std::uint64_t cookie);
+  /// `kind` is ignored: reads and writes move flits alike.
+  std::uint64_t post(int src_rank, int dst_rank, std::uint64_t bytes, ps_t t_ps, std::uint64_t cookie,
+                     TransferKind kind = TransferKind::write) override;
 
   /// Process events with time < limit_ps in global time order. Stops early
   /// once transfers complete: it finishes every event at that same time and
   /// returns, appending the completions to `out`. Returns the engine's horizon
   /// (every event before it is processed).
-  ps_t run(ps_t limit_ps, std::vector<Completion>& out);
+  ps_t run(ps_t limit_ps, std::vector<Completion>& out) override;
 
   /// Earliest pending event (kNever if none).
-  ps_t next_event_time();
-  ps_t horizon() const { return horizon_; }
+  ps_t next_event_time() override;
+  ps_t horizon() const override { return horizon_; }
   /// Time of the last event processed.
-  ps_t now() const { return now_; }
+  ps_t now() const override { return now_; }
   /// A link direction that went down (retry limit) or -1.
-  int failed_direction() const { return failed_dir_; }
+  int failed_direction() const override { return failed_dir_; }
   std::size_t directions() const { return dirs_.size(); }
   DirectionStats direction_stats(std::size_t d) const;
   /// Multi-line state dump: open transfers, every non-idle link direction.
-  std::string diagnosis() const;
+  std::string diagnosis() const override;
 
  private:
   struct FlitTag {

@@ -14,6 +14,8 @@ class RingQueue {
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   T& front() { return buf_[head_]; }
+  /// i-th element from the front (i < size()).
+  const T& at(std::size_t i) const { return buf_[(head_ + i) & mask_]; }
   const T& front() const { return buf_[head_]; }
   T& back() { return buf_[(head_ + size_ - 1) & mask_]; }
   const T& back() const { return buf_[(head_ + size_ - 1) & mask_]; }
