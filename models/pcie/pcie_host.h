@@ -1,0 +1,64 @@
+#pragma once
+// SystemC side of a PCIe host (docs/models/pcie.md): host memory as a TLM
+// target the fabric kernel lands writes in and reads from, and the structural
+// modules of the host tree (switch partitions, host bridges, IO-die
+// quadrants, the data fabric). Their timing lives in pcie::PcieEngine, which
+// the fabric kernel drives; no TLM transaction crosses them per TLP.
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/fabric/fabric_sync_if.h"
+#include "models/pcie/core/pcie_engine.h"
+#include "models/registry.h"
+
+namespace fabricsim::models {
+
+/// Parameters of host memory.
+struct host_memory_params {
+  std::uint64_t bytes = 256ull << 20;  ///< capacity
+  std::uint64_t latency_ps = 0;        ///< read service time (the engine adds the DRAM path latency)
+  bool functional = true;              ///< false: timing only, no backing store
+};
+
+/// Host DRAM behind the IO die (NCCL's SHM transport stages data here).
+/// Socket `mem` (target): writes land, reads are served; addresses >= the
+/// capacity get TLM_ADDRESS_ERROR_RESPONSE. It runs no software: to the
+/// kernel it is a memory-only endpoint (never blocked, never in the barrier).
+class host_memory : public sc_core::sc_module, public rank_control_if {
+ public:
+  tlm_utils::simple_target_socket<host_memory> mem;
+  host_memory(const sc_core::sc_module_name& name, const node_config& cfg);
+
+  // rank_control_if
+  void op_complete(std::uint64_t) override {}
+  void wake() override {}
+  bool functional() const override { return p_.functional; }
+  std::uint64_t memory_bytes() const override { return p_.bytes; }
+  std::uint64_t read_latency_ps() const override { return p_.latency_ps; }
+  std::string waiting_for() const override { return "nothing (host memory)"; }
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
+  host_memory_params p_;
+  std::vector<unsigned char> data_;
+};
+
+/// A structural node of the host tree (kinds pcie-switch-partition,
+/// host-bridge, io-quadrant, data-fabric): identity and parameters for
+/// elaboration, reports and traces.
+class pcie_element : public sc_core::sc_module {
+ public:
+  pcie_element(const sc_core::sc_module_name& name, const node_config& cfg)
+      : sc_module(name), node_(std::any_cast<pcie::PcieNode>(cfg.params)) {}
+  const pcie::PcieNode& node() const { return node_; }
+
+ private:
+  pcie::PcieNode node_;
+};
+
+}  // namespace fabricsim::models
