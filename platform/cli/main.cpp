@@ -25,7 +25,9 @@
 #include "platform/config/yaml_config.h"
 #include "platform/fabric/fabric_config.h"
 #include "platform/fabric/fabric_graph.h"
+#include "platform/fabric/host_config.h"
 #include "platform/sim/fabric_run.h"
+#include "platform/sim/host_run.h"
 #include "platform/sim/link_experiment.h"
 #include "platform/sim/sweep.h"
 
@@ -78,6 +80,8 @@ void write_trace(const fs::path& out, const report::TraceWriter& tw, bool quiet)
 std::shared_ptr<config::Document> load_fabric_doc(const RunArgs& a, std::string& kind) {
   auto doc = config::load_with_overrides(a.fabric, a.sets);
   kind = fabric::fabric_kind(*doc);
+  if (!a.policy.empty() && kind == "pcie-host")
+    throw config::ConfigError("--policy: a pcie-host fabric has no link policy (its links are error-free PCIe)");
   if (!a.policy.empty()) config::apply_overrides(*doc, {fabric::policy_key(kind) + "=" + a.policy}, "--policy");
   if (!a.seed.empty()) config::apply_overrides(*doc, {"run.seed=" + a.seed}, "--seed");
   return doc;
@@ -114,9 +118,36 @@ int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   return 0;
 }
 
+int cmd_run_host(const RunArgs& a, std::shared_ptr<config::Document> doc) {
+  const fabric::HostRunConfig cfg = fabric::parse_host(config::root_section(doc));
+  const auto& W = cfg.workload;
+  std::string group;
+  for (int g : W.group) group += (group.empty() ? "" : ",") + std::to_string(g);
+  if (!a.quiet)
+    std::cout << fmt::format("fabricsim run: {} ({}), GPUs {}, {} of {} B per GPU, {}, seed {}\n", cfg.host.name,
+                             a.fabric, group, W.transport, W.size_bytes,
+                             W.ops ? fmt::format("{} operations", W.ops)
+                                   : fmt::format("{:.3f} s simulated", sim::cell_duration_ps(cfg) / 1e12),
+                             cfg.seed);
+  const sim::HostRunResult r = sim::run_host(cfg, !a.quiet && isatty(2));
+  if (!r.ok) {
+    std::cerr << "error: the run could not finish: " << r.diagnosis << "\n";
+    return 3;
+  }
+  const fs::path out(a.out);
+  write_atomic(out / "result.json", r.json.dump(2) + "\n");
+  if (!a.quiet) std::cout << r.summary << fmt::format("  wrote {}/result.json\n", out.string());
+  if (W.data && W.verify && !r.correct) {
+    std::cerr << "error: the AllReduce result is numerically wrong\n";
+    return 1;
+  }
+  return 0;
+}
+
 int cmd_run(const RunArgs& a) {
   std::string kind;
   auto doc = load_fabric_doc(a, kind);
+  if (kind == "pcie-host") return cmd_run_host(a, doc);
   if (kind != "link-pair") return cmd_run_fabric(a, doc);
   const config::LinkExperimentConfig cfg = config::parse_link_experiment(config::root_section(doc));
   if (!a.quiet)

@@ -22,6 +22,7 @@
 #include "platform/config/link_config.h"
 #include "platform/config/yaml_config.h"
 #include "platform/fabric/fabric_config.h"
+#include "platform/fabric/host_config.h"
 #include "platform/report/files.h"
 #include "platform/stats/summary.h"
 
@@ -41,6 +42,13 @@ const std::vector<std::string> kLinkMetrics{"goodput_gbps",  "p99_us",          
                                             "control_bytes", "terminal_failures", "first_attempt_errors", "delivered_flits"};
 const std::vector<std::string> kFabricColumns{"ranks", "size_bytes", "policy", "seed", "time_us", "replayed_flits", "fec_bytes"};
 const std::vector<std::string> kFabricMetrics{"time_us", "replayed_flits", "fec_bytes"};
+// PCIe host cells (host_run.cpp): the report's per-operation table (host-bridge.md §4, §7).
+const std::vector<std::string> kHostColumns{"group", "transport", "size_bytes", "ops", "mean_us",
+                                            "p50_us", "p99_us", "max_us", "ops_over_1ms"};
+const std::vector<std::string> kHostRowKeys{"group",  "transport", "size_bytes", "seed",         "ops",
+                                            "mean_us", "p50_us",    "p99_us",     "max_us",       "ops_over_1ms",
+                                            "stalled_reads", "drains", "selection", "picks", "round_us"};
+const std::vector<std::string> kHostMetrics{"mean_us", "p50_us", "p99_us", "max_us", "ops_over_1ms"};
 
 std::vector<std::uint64_t> read_seeds(config::Section& s, const std::string& key, bool required) {
   std::vector<std::uint64_t> out;
@@ -73,22 +81,27 @@ Study load_study(const std::string& path) {
     st.fabric_kind = fabric::fabric_kind(fdoc);
   }
   const bool link_pair = st.fabric_kind == "link-pair";
-  st.policies = s.strings("policies", {"preface"});
+  const bool host = st.fabric_kind == "pcie-host";
+  if (host && s.has("policies")) s.fail("policies", "a pcie-host fabric has no link policy; drop 'policies'");
+  st.policies = host ? std::vector<std::string>{"none"} : s.strings("policies", {"preface"});
   if (st.policies.empty()) s.fail("policies", "at least one policy is required");
   for (const auto& p : st.policies) {
+    if (host) break;
     const auto& names = link::policy_names();
     if (std::find(names.begin(), names.end(), p) == names.end())
       s.fail("policies", fmt::format("unknown policy '{}'", p));
   }
   std::set<std::string> uniq(st.policies.begin(), st.policies.end());
   if (uniq.size() != st.policies.size()) s.fail("policies", "a policy is listed twice");
-  st.seeds = read_seeds(s, "seeds", true);
+  st.seeds = read_seeds(s, "seeds", !host);
+  if (st.seeds.empty()) st.seeds = {1};
   st.common = s.assignments("set");
   st.explicit_columns = s.has("columns");
-  st.columns = s.strings("columns", link_pair ? kLinkColumns : kFabricColumns);
-  // The row keys each kind of run writes into result.json (link_experiment.cpp, fabric_run.cpp).
+  st.columns = s.strings("columns", link_pair ? kLinkColumns : host ? kHostColumns : kFabricColumns);
+  // The row keys each kind of run writes into result.json (link_experiment.cpp, fabric_run.cpp, host_run.cpp).
   const std::vector<std::string> row_keys =
       link_pair ? kLinkColumns
+      : host    ? kHostRowKeys
                 : std::vector<std::string>{"ranks",     "size_bytes",     "policy",    "seed",       "time_us",
                                            "replayed_flits", "fec_bytes", "terminal_failures", "algbw_GBps", "busbw_GBps"};
   for (const auto& c : st.columns)
@@ -97,12 +110,12 @@ Study load_study(const std::string& path) {
       for (const auto& k : row_keys) known += (known.empty() ? "" : ", ") + k;
       s.fail("columns", fmt::format("'{}' is not a result column of a {} run (known: {})", c, st.fabric_kind, known));
     }
-  st.metrics = s.strings("metrics", link_pair ? kLinkMetrics : kFabricMetrics);
+  st.metrics = s.strings("metrics", link_pair ? kLinkMetrics : host ? kHostMetrics : kFabricMetrics);
   for (const auto& m : st.metrics)
     if (std::find(st.columns.begin(), st.columns.end(), m) == st.columns.end())
       s.fail("metrics", fmt::format("metric '{}' is not one of the columns", m));
   for (const auto& need : {"policy", "seed"})
-    if (std::find(st.columns.begin(), st.columns.end(), need) == st.columns.end())
+    if (!host && std::find(st.columns.begin(), st.columns.end(), need) == st.columns.end())
       s.fail("columns", fmt::format("columns must include '{}'", need));
 
   std::set<std::string> names;
@@ -156,10 +169,11 @@ Study load_study(const std::string& path) {
     for (const auto& p : st.policies) {
       std::vector<std::string> a = st.common;
       a.insert(a.end(), v.assignments.begin(), v.assignments.end());
-      a.push_back(fabric::policy_key(st.fabric_kind) + "=" + p);
+      if (!host) a.push_back(fabric::policy_key(st.fabric_kind) + "=" + p);
       try {
         const auto fdoc = config::load_with_overrides(st.fabric, a);
         if (link_pair) config::parse_link_experiment(config::root_section(fdoc));
+        else if (host) fabric::parse_host(config::root_section(fdoc));
         else fabric::parse_fabric(config::root_section(fdoc));
       } catch (const config::ConfigError& e) {
         throw config::ConfigError(std::string(e.what()) + (v.name.empty() ? "" : " (variant '" + v.name + "')") +
@@ -242,10 +256,11 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
             if (ch == '/' || ch == '\\' || ch == ' ') ch = '_';
           d /= fmt::format("c{:03d}{}", vi, tag.empty() ? "" : "-" + tag);
         }
-        d /= p;
+        if (st.fabric_kind != "pcie-host") d /= p;
         d /= fmt::format("s{}", s);
         pt.dir = d.string();
-        pt.args = {"run", st.fabric, "--seed", std::to_string(s), "--policy", p, "--quiet", "--out", pt.dir};
+        pt.args = {"run", st.fabric, "--seed", std::to_string(s), "--quiet", "--out", pt.dir};
+        if (st.fabric_kind != "pcie-host") pt.args.insert(pt.args.begin() + 4, {"--policy", p});
         for (const auto& a : st.common) pt.args.insert(pt.args.end(), {"--set", a});
         for (const auto& a : v.assignments) pt.args.insert(pt.args.end(), {"--set", a});
         points.push_back(pt);

@@ -492,6 +492,51 @@ check "explicit fabric, unreachable ranks: exit 2, names them" t_unreachable
 check "explicit fabric, unknown node kind: exit 2, file:line, the kind" t_unknown_kind
 check "ring fabric, W_R > W_H via --set: exit 2, names the override" t_ring_bad_window
 
+# PCIe host (frank2.yaml): bad host files and impossible parameters.
+FRANK="$ROOT/topologies/frank2.yaml"
+write_frank() {  # NAME SED: frank2.yaml edited, ladders alongside
+  sed -e "$2" "$FRANK" >"$FX/$1"
+  mkdir -p "$FX/ladders" && cp "$ROOT"/topologies/ladders/*.yaml "$FX/ladders/"
+  cmp -s "$FX/$1" "$FRANK" && note "fixture $1: sed '$2' did not change frank2.yaml"
+}
+t_host_window_longer_than_period() {
+  write_frank win.yaml 's/    window: 175ms/    window: 2500ms/'
+  fs run "$FX/win.yaml" --out "$RES/win"
+  expect_bad_input "$RES/win" "win.yaml:" "mechanisms.read_stall.window" "longer than its period"
+}
+t_host_missing_bridge() {
+  write_frank hb.yaml 's/{name: p1, host_bridge: "e0"}/{name: p1, host_bridge: "f0"}/'
+  fs run "$FX/hb.yaml" --out "$RES/hb"
+  expect_bad_input "$RES/hb" "hb.yaml:" "host_bridge" "no host bridge 'f0'"
+}
+t_host_gpu_on_missing_partition() {
+  write_frank gp.yaml 's/{id: 16, partition: sw3.p1, lanes: 4}/{id: 16, partition: sw4.p1, lanes: 4}/'
+  fs run "$FX/gp.yaml" --out "$RES/gp"
+  expect_bad_input "$RES/gp" "gp.yaml:" "gpus[16].partition" "sw4.p1"
+}
+t_host_group_bad_gpu() {
+  fs run "$FRANK" --set "workload.group=[0,4,8,17]" --out "$RES/grp"
+  expect_bad_input "$RES/grp" "--set workload.group" "not a GPU"
+}
+t_host_unknown_transport() {
+  fs run "$FRANK" --set workload.transport=pul --out "$RES/tr"
+  expect_bad_input "$RES/tr" "workload.transport" "pull"
+}
+t_host_run_is_deterministic() {
+  fs run "$FRANK" --quiet --set "workload.group=[0,4,8,12]" --set workload.ops=300 --set workload.transport=full --out "$RES/h1"
+  [[ $rc -eq 0 ]] || note "run 1 exit $rc"
+  fs run "$FRANK" --quiet --set "workload.group=[0,4,8,12]" --set workload.ops=300 --set workload.transport=full --out "$RES/h2"
+  [[ $rc -eq 0 ]] || note "run 2 exit $rc"
+  cmp -s "$RES/h1/result.json" "$RES/h2/result.json" || note "result.json differs between identical runs"
+  grep -q '"drains"' "$RES/h1/result.json" || note "no drains counter in result.json"
+}
+check "pcie host, stall window longer than its period: exit 2, file:line, key" t_host_window_longer_than_period
+check "pcie host, partition on a missing host bridge: exit 2, file:line, key" t_host_missing_bridge
+check "pcie host, GPU on a missing partition: exit 2, file:line, key" t_host_gpu_on_missing_partition
+check "pcie host, group naming a missing GPU: exit 2, names the override" t_host_group_bad_gpu
+check "pcie host, misspelt transport: exit 2, lists the valid ones" t_host_unknown_transport
+check "pcie host runs are byte-identical when repeated" t_host_run_is_deterministic
+
 check "sweep whose points all end in terminal failures: tables written, no averages" t_terminal_failures_in_sweep
 
 check "a switched-pod fabric run is byte-identical when repeated (result.json, collectives.csv, links.csv)" t_fabric_determinism

@@ -1,0 +1,383 @@
+#include "platform/fabric/host_config.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "platform/config/units.h"
+#include "sw/transports.h"
+
+namespace fabricsim::fabric {
+
+double pcie_raw_Bps(std::uint32_t gen, std::uint32_t lanes) {
+  // GT/s per lane and line coding by generation (PCIe base spec): Gen1/2 8b/10b, Gen3-5 128b/130b.
+  static const double gts[] = {0, 2.5, 5, 8, 16, 32};
+  const double coding = gen <= 2 ? 8.0 / 10.0 : 128.0 / 130.0;
+  return gts[gen] * 1e9 * lanes * coding / 8.0;
+}
+
+int gpu_quadrant(const HostSpec& h, int id) {
+  return h.bridges[h.partitions[h.gpus.at(id).partition].bridge].quadrant;
+}
+
+namespace {
+
+// ps per payload byte of a PCIe link: raw rate less TLP header/framing overhead per max payload.
+double pcie_ps_per_byte(const HostSpec& h, std::uint32_t gen, std::uint32_t lanes) {
+  const double eff = static_cast<double>(h.max_payload) / static_cast<double>(h.max_payload + h.tlp_overhead);
+  return 1e12 / (pcie_raw_Bps(gen, lanes) * eff);
+}
+double ps_per_byte(double Bps) { return Bps > 0 ? 1e12 / Bps : 0.0; }
+
+}  // namespace
+
+std::vector<pcie::PcieNode> host_tree(const HostSpec& h, const std::vector<int>& group) {
+  using K = pcie::PcieNode::Kind;
+  std::vector<pcie::PcieNode> n;
+  n.push_back({"data_fabric", K::data_fabric, -1, -1, -1, 0, 0, 0, 0});
+  const double x16 = pcie_ps_per_byte(h, h.gen, h.lanes);
+  const double nbio = ps_per_byte(h.nbio_port_Bps), df = ps_per_byte(h.data_fabric_port_Bps);
+  std::vector<int> qnode(h.quadrants), bnode(h.bridges.size()), pnode(h.partitions.size());
+  for (int q = 0; q < h.quadrants; ++q) {
+    qnode[q] = static_cast<int>(n.size());
+    n.push_back({fmt::format("quadrant{}", q), K::quadrant, 0, -1, q, df, df, h.data_fabric_ps, h.quadrant_ps});
+  }
+  for (std::size_t b = 0; b < h.bridges.size(); ++b) {
+    bnode[b] = static_cast<int>(n.size());
+    const int q = h.bridges[b].quadrant;
+    n.push_back({"hb" + h.bridges[b].bus, K::host_bridge, qnode[q], -1, q, nbio, nbio, h.quadrant_ps, h.host_bridge_ps});
+  }
+  for (std::size_t p = 0; p < h.partitions.size(); ++p) {
+    pnode[p] = static_cast<int>(n.size());
+    const int b = h.partitions[p].bridge;
+    std::string name = h.partitions[p].name;
+    std::replace(name.begin(), name.end(), '.', '_');  // SystemC names allow no '.'
+    n.push_back({name, K::partition, bnode[b], -1, h.bridges[b].quadrant, x16, x16, h.host_bridge_ps,
+                 h.switch_ps});
+  }
+  for (std::size_t r = 0; r < group.size(); ++r) {
+    const auto& g = h.gpus.at(group[r]);
+    const double link = pcie_ps_per_byte(h, g.gen, g.lanes);
+    n.push_back({fmt::format("gpu{}", group[r]), K::endpoint, pnode[g.partition], static_cast<int>(r),
+                 gpu_quadrant(h, group[r]), link, link, h.switch_ps, 0});
+  }
+  const double mem = ps_per_byte(h.host_memory_Bps);
+  n.push_back({"host_memory", K::endpoint, 0, static_cast<int>(group.size()), -1, mem, mem, h.data_fabric_ps,
+               h.host_memory_ps});
+  return n;
+}
+
+sw::Ladder load_ladder(const std::string& path) {
+  auto doc = std::make_shared<config::Document>(config::load_document(path));
+  config::Section root = config::root_section(doc);
+  config::Section l = root.child("ladder");
+  sw::Ladder L;
+  L.name = l.required_string("name");
+  l.string("description", "");
+  const auto& names = sw::transport_names();
+  for (auto& b : l.list("buckets", true)) {
+    sw::Ladder::Bucket k;
+    k.max_bytes = b.bytes("max", 0);
+    k.transport = b.choice("transport", "", names);
+    if (!L.buckets.empty() && k.max_bytes <= L.buckets.back().max_bytes)
+      b.fail("max", "bucket maxima must be strictly ascending");
+    b.finish();
+    L.buckets.push_back(k);
+  }
+  l.finish();
+  root.finish();
+  return L;
+}
+
+HostRunConfig parse_host(config::Section root) {
+  HostRunConfig c;
+  HostSpec& H = c.host;
+  H.file = root.file();
+  config::Section f = root.child("fabric");
+  H.name = f.string("name", "host");
+  f.choice("kind", "pcie-host", {"pcie-host"});
+  H.quadrants = static_cast<int>(f.integer("quadrants", 4, 1, 64));
+
+  // Links and latencies.
+  {
+    config::Section l = f.child_or_empty("link");
+    H.gen = static_cast<std::uint32_t>(l.integer("gen", 5, 1, 5));
+    H.lanes = static_cast<std::uint32_t>(l.integer("lanes", 16, 1, 32));
+    if (!(H.lanes == 1 || H.lanes == 2 || H.lanes == 4 || H.lanes == 8 || H.lanes == 16 || H.lanes == 32))
+      l.fail("lanes", "a PCIe link has 1, 2, 4, 8, 16 or 32 lanes");
+    H.max_payload = l.bytes("max_payload", 256);
+    if (H.max_payload < 128 || H.max_payload > 4096 || (H.max_payload & (H.max_payload - 1)))
+      l.fail("max_payload", "max payload size is a power of two from 128B to 4096B");
+    H.tlp_overhead = l.bytes("tlp_overhead", 24);
+    l.finish();
+    config::Section t = f.child_or_empty("latency");
+    H.switch_ps = t.time_ps("switch", 150'000);
+    H.host_bridge_ps = t.time_ps("host_bridge", 300'000);
+    H.quadrant_ps = t.time_ps("quadrant", 200'000);
+    H.data_fabric_ps = t.time_ps("data_fabric", 250'000);
+    H.host_memory_ps = t.time_ps("host_memory", 300'000);
+    t.finish();
+    config::Section b = f.child_or_empty("bandwidth");
+    H.nbio_port_Bps = b.rate_bps("nbio_port", 45e9 * 8) / 8;
+    H.data_fabric_port_Bps = b.rate_bps("data_fabric_port", 64e9 * 8) / 8;
+    H.host_memory_Bps = b.rate_bps("host_memory", 400e9 * 8) / 8;
+    b.finish();
+  }
+
+  // Host bridges, partitions, GPUs.
+  std::map<std::string, int> bus_index, part_index;
+  for (auto& b : f.list("host_bridges", true)) {
+    HostSpec::Bridge hb;
+    hb.bus = b.required_string("bus");
+    hb.quadrant = static_cast<int>(b.integer("quadrant", 0, 0, 63));
+    if (hb.quadrant >= H.quadrants)
+      b.fail("quadrant", fmt::format("quadrant {} does not exist (fabric.quadrants: {})", hb.quadrant, H.quadrants));
+    if (!bus_index.emplace(hb.bus, static_cast<int>(H.bridges.size())).second)
+      b.fail("bus", fmt::format("host bridge '{}' is listed twice", hb.bus));
+    b.finish();
+    H.bridges.push_back(hb);
+  }
+  for (auto& s : f.list("switches", true)) {
+    const std::string chip = s.required_string("name");
+    for (auto& p : s.list("partitions", true)) {
+      HostSpec::Partition part;
+      part.name = chip + "." + p.required_string("name");  // the YAML name; module names use "_"
+      const std::string bus = p.required_string("host_bridge");
+      auto it = bus_index.find(bus);
+      if (it == bus_index.end()) p.fail("host_bridge", fmt::format("no host bridge '{}' (fabric.host_bridges)", bus));
+      part.bridge = it->second;
+      if (!part_index.emplace(part.name, static_cast<int>(H.partitions.size())).second)
+        p.fail("name", fmt::format("partition '{}' is listed twice", part.name));
+      p.finish();
+      H.partitions.push_back(part);
+    }
+    s.finish();
+  }
+  std::map<int, HostSpec::Gpu> gpus;
+  for (auto& g : f.list("gpus", true)) {
+    const int id = static_cast<int>(g.integer("id", 0, 0, 4095));
+    HostSpec::Gpu gpu;
+    const std::string part = g.required_string("partition");
+    auto it = part_index.find(part);
+    if (it == part_index.end())
+      g.fail("partition", fmt::format("no switch partition '{}' (write it as <switch>.<partition>)", part));
+    gpu.partition = it->second;
+    gpu.lanes = static_cast<std::uint32_t>(g.integer("lanes", H.lanes, 1, 32));
+    gpu.gen = static_cast<std::uint32_t>(g.integer("gen", H.gen, 1, 5));
+    if (!gpus.emplace(id, gpu).second) g.fail("id", fmt::format("GPU {} is listed twice", id));
+    g.finish();
+  }
+  for (int i = 0; i < static_cast<int>(gpus.size()); ++i)
+    if (!gpus.count(i)) f.fail("gpus", fmt::format("GPU ids must run 0..{} without a gap; {} is missing", gpus.size() - 1, i));
+  for (auto& [id, g] : gpus) H.gpus.push_back(g);
+  {
+    config::Section m = f.child_or_empty("host_memory");
+    H.host_memory_bytes = m.bytes("size", 256ull << 20);
+    m.finish();
+  }
+  f.finish();
+
+  // GPU model.
+  {
+    config::Section g = root.child_or_empty("gpu");
+    H.gpu.reduce_rate_bytes_per_s = g.rate_bps("reduce_rate", 400e9 * 8) / 8;
+    H.gpu.dma_setup_ps = g.time_ps("dma_setup", 0);
+    H.gpu.memory_latency_ps = g.time_ps("memory_latency", 500'000);
+    g.finish();
+  }
+
+  // Mechanisms.
+  {
+    config::Section m = root.child_or_empty("mechanisms");
+    config::Section a = m.child_or_empty("read_stall");
+    auto& cal = H.engine.calendar;
+    auto& rs = H.engine.read_stall;
+    const bool on = a.boolean("enabled", true);
+    cal.enabled = on;
+    rs.enabled = on;
+    cal.period_ps = a.time_ps("period", cal.period_ps);
+    cal.window_ps = a.time_ps("window", cal.window_ps);
+    cal.stagger_ps = a.time_ps("stagger", cal.stagger_ps);
+    cal.offset_ps = a.time_ps("offset", cal.offset_ps);
+    std::vector<std::string> def;
+    for (int q = 0; q < H.quadrants; ++q) def.push_back(std::to_string(q));
+    cal.order.clear();
+    for (const auto& q : a.strings("order", def)) {
+      int v = -1;
+      try {
+        v = std::stoi(q);
+      } catch (...) {
+      }
+      if (v < 0 || v >= H.quadrants) a.fail("order", fmt::format("'{}' is not a quadrant (0..{})", q, H.quadrants - 1));
+      cal.order.push_back(v);
+    }
+    if (cal.period_ps == 0) a.fail("period", "the stall period must be > 0");
+    if (cal.window_ps > cal.period_ps)
+      a.fail("window", fmt::format("a window of {} ms is longer than its period of {} ms", cal.window_ps / 1e9,
+                                   cal.period_ps / 1e9));
+    try {
+      pcie::StallCalendar check(cal);
+    } catch (const std::invalid_argument& e) {
+      a.fail("order", e.what());
+    }
+    rs.stall_fraction = a.probability("fraction", rs.stall_fraction);
+    rs.base_ps = a.time_ps("base", rs.base_ps);
+    rs.per_byte_ps = static_cast<double>(a.time_ps("per_KiB", static_cast<std::uint64_t>(rs.per_byte_ps * 1024))) / 1024.0;
+    rs.jitter = a.number("jitter", rs.jitter, 0, 1);
+    rs.granule_bytes = a.bytes("granule", rs.granule_bytes);
+    rs.max_past_window_ps = a.time_ps("max_past_window", rs.max_past_window_ps);
+    a.finish();
+    config::Section b = m.child_or_empty("write_ordering");
+    H.engine.ordering.enabled = b.boolean("enabled", true);
+    H.engine.ordering.ack_latency_ps = b.time_ps("ack_latency", 1'000'000);
+    H.engine.ordering.interleave_bytes = b.bytes("interleave", 2048);
+    H.engine.ordering.fanout_window_ps = b.time_ps("fanout_window", 1'000'000);
+    b.finish();
+    m.finish();
+  }
+  {
+    config::Section e = root.child_or_empty("engine");
+    H.engine.burst_bytes = e.bytes("burst", 8192);
+    if (H.engine.burst_bytes < 64) e.fail("burst", "a burst carries at least 64 B");
+    H.engine.request_bytes = e.bytes("read_request", 24);
+    H.engine.random_interleave = e.choice("interleave", "random", {"random", "round-robin"}) == "random";
+    e.finish();
+  }
+
+  // Workload.
+  {
+    config::Section w = root.child_or_empty("workload");
+    HostWorkload& W = c.workload;
+    W.group.clear();
+    std::set<int> seen;
+    for (const auto& g : w.strings("group", {"0", "1", "2", "3"})) {
+      int v = -1;
+      try {
+        std::size_t pos = 0;
+        v = std::stoi(g, &pos);
+        if (pos != g.size()) v = -1;
+      } catch (...) {
+      }
+      if (v < 0 || v >= static_cast<int>(H.gpus.size()))
+        w.fail("group", fmt::format("'{}' is not a GPU of this host (0..{})", g, H.gpus.size() - 1));
+      if (!seen.insert(v).second) w.fail("group", fmt::format("GPU {} is listed twice", v));
+      W.group.push_back(v);
+    }
+    if (W.group.size() < 2) w.fail("group", "a group needs at least 2 GPUs");
+    const auto& names = sw::transport_names();
+    std::vector<std::string> choices = names;
+    W.transport = w.choice("transport", "pull", choices);
+    W.size_bytes = w.bytes("size", W.size_bytes);
+    const std::uint64_t n = W.group.size();
+    if (W.size_bytes == 0 || W.size_bytes % (4 * n) != 0)
+      w.fail("size", fmt::format("size must be a positive multiple of 4 x group size ({} B)", 4 * n));
+    if (w.has("duration") && w.string("duration", "auto") == "auto") W.duration_ps = 0;
+    else W.duration_ps = w.time_ps("duration", 0);
+    W.min_duration_ps = w.time_ps("min_duration", W.min_duration_ps);
+    W.ops = w.integer("ops", 0, 0, 1ull << 40);
+    W.barrier_ps = w.time_ps("barrier", 1'500'000);
+    W.chunk_bytes = w.bytes("chunk", W.chunk_bytes);
+    if (W.chunk_bytes == 0 || W.chunk_bytes % 4) w.fail("chunk", "chunk must be a positive multiple of 4 B");
+    W.data = w.boolean("data", false);
+    W.verify = w.boolean("verify", true);
+    c.decode_mode = w.choice("mode", "transport", {"transport", "decode"}) == "decode";
+    w.finish();
+  }
+  {
+    config::Section d = root.child_or_empty("decode");
+    DecodeSpec& D = c.decode;
+    const std::string sel = d.choice("selection", "race-median", {"ladder", "race-median", "race-mean", "fabric-class"});
+    D.selection = sw::parse_selection(sel);
+    D.allreduces.clear();
+    const std::uint64_t n = c.workload.group.size();
+    for (const auto& x : d.strings("allreduces", {"80KiB"})) {
+      std::uint64_t v = 0;
+      try {
+        v = config::parse_bytes(x);
+      } catch (const std::invalid_argument& e) {
+        d.fail("allreduces", e.what());
+      }
+      if (v == 0 || v % (4 * n)) d.fail("allreduces", fmt::format("{} is not a positive multiple of 4 x group size ({} B)", x, 4 * n));
+      D.allreduces.push_back(v);
+    }
+    D.layers = static_cast<std::uint32_t>(d.integer("layers", 8, 1, 1000));
+    D.compute_ps = d.time_ps("compute", D.compute_ps);
+    D.candidates = d.strings("candidates", sw::transport_names());
+    for (const auto& t : D.candidates) {
+      const auto& names = sw::transport_names();
+      if (std::find(names.begin(), names.end(), t) == names.end() || t == "read_ring" || t == "write_all")
+        d.fail("candidates", fmt::format("'{}' is not an AllReduce transport", t));
+    }
+    D.drop_reads_when_crossing = d.boolean("drop_reads_when_crossing", false);
+    D.race_window_ps = d.time_ps("race_window", D.race_window_ps);
+    D.random_start_phase = d.choice("start_phase", "random", {"random", "zero"}) == "random";
+    const std::filesystem::path base = std::filesystem::path(root.file()).parent_path();
+    auto ladder = [&](const std::string& key, sw::Ladder& into, bool needed) {
+      if (!d.has(key)) {
+        if (needed) d.fail(key, fmt::format("selection '{}' needs '{}' (a ladder file)", sel, key));
+        return;
+      }
+      const std::string f = (base / d.string(key, "")).lexically_normal().string();
+      if (!std::filesystem::exists(f)) d.fail(key, fmt::format("ladder file '{}' not found", f));
+      into = load_ladder(f);
+    };
+    ladder("ladder", D.ladder, D.selection == sw::Selection::ladder);
+    ladder("switch_local_ladder", D.switch_local, D.selection == sw::Selection::fabric_class);
+    ladder("quadrant_crossing_ladder", D.quadrant_crossing, D.selection == sw::Selection::fabric_class);
+    d.finish();
+  }
+  {
+    config::Section r = root.child_or_empty("run");
+    c.seed = r.integer("seed", 1, 0, ~0ULL);
+    c.deadline_ps = r.time_ps("deadline", 600'000'000'000'000ull);
+    r.finish();
+  }
+  root.finish();
+  return c;
+}
+
+nlohmann::ordered_json to_json(const HostRunConfig& c) {
+  const auto& H = c.host;
+  const auto& E = H.engine;
+  nlohmann::ordered_json j;
+  j["fabric"] = {{"name", H.name}, {"kind", "pcie-host"}, {"quadrants", H.quadrants},
+                 {"host_bridges", H.bridges.size()}, {"partitions", H.partitions.size()}, {"gpus", H.gpus.size()}};
+  j["link"] = {{"gen", H.gen}, {"lanes", H.lanes}, {"max_payload_bytes", H.max_payload}, {"tlp_overhead_bytes", H.tlp_overhead},
+               {"raw_GBps", pcie_raw_Bps(H.gen, H.lanes) / 1e9}};
+  j["latency_ns"] = {{"switch", H.switch_ps / 1e3}, {"host_bridge", H.host_bridge_ps / 1e3}, {"quadrant", H.quadrant_ps / 1e3},
+                     {"data_fabric", H.data_fabric_ps / 1e3}, {"host_memory", H.host_memory_ps / 1e3}};
+  j["bandwidth_GBps"] = {{"nbio_port", H.nbio_port_Bps / 1e9}, {"data_fabric_port", H.data_fabric_port_Bps / 1e9},
+                         {"host_memory", H.host_memory_Bps / 1e9}};
+  std::vector<int> order(E.calendar.order.begin(), E.calendar.order.end());
+  j["read_stall"] = {{"enabled", E.read_stall.enabled}, {"period_ms", E.calendar.period_ps / 1e9},
+                     {"window_ms", E.calendar.window_ps / 1e9}, {"stagger_ms", E.calendar.stagger_ps / 1e9},
+                     {"offset_ms", E.calendar.offset_ps / 1e9}, {"order", order},
+                     {"fraction", E.read_stall.stall_fraction}, {"base_ms", E.read_stall.base_ps / 1e9},
+                     {"per_KiB_us", E.read_stall.per_byte_ps * 1024 / 1e6}, {"jitter", E.read_stall.jitter},
+                     {"granule_bytes", E.read_stall.granule_bytes}};
+  j["write_ordering"] = {{"enabled", E.ordering.enabled}, {"ack_latency_ns", E.ordering.ack_latency_ps / 1e3},
+                         {"interleave_bytes", E.ordering.interleave_bytes},
+                         {"fanout_window_ns", E.ordering.fanout_window_ps / 1e3}};
+  j["engine"] = {{"burst_bytes", E.burst_bytes}, {"read_request_bytes", E.request_bytes},
+                 {"interleave", E.random_interleave ? "random" : "round-robin"}};
+  j["gpu"] = {{"reduce_rate_GBps", H.gpu.reduce_rate_bytes_per_s / 1e9}, {"dma_setup_ns", H.gpu.dma_setup_ps / 1e3},
+              {"memory_latency_ns", H.gpu.memory_latency_ps / 1e3}};
+  const auto& W = c.workload;
+  j["workload"] = {{"group", W.group}, {"transport", W.transport}, {"size_bytes", W.size_bytes},
+                   {"duration_ms", W.duration_ps / 1e9}, {"ops", W.ops}, {"barrier_us", W.barrier_ps / 1e6},
+                   {"chunk_bytes", W.chunk_bytes}, {"data", W.data}};
+  if (c.decode_mode) {
+    const auto& D = c.decode;
+    j["decode"] = {{"selection", sw::to_string(D.selection)}, {"allreduces", D.allreduces}, {"layers", D.layers},
+                   {"compute_us", D.compute_ps / 1e6}, {"candidates", D.candidates},
+                   {"drop_reads_when_crossing", D.drop_reads_when_crossing}, {"race_window_ms", D.race_window_ps / 1e9},
+                   {"start_phase", D.random_start_phase ? "random" : "zero"}};
+  }
+  j["seed"] = c.seed;
+  return j;
+}
+
+}  // namespace fabricsim::fabric

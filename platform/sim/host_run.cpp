@@ -1,0 +1,398 @@
+#include "platform/sim/host_run.h"
+
+#include <systemc>
+#include <tlm>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "models/accelerator/accelerator.h"
+#include "models/fabric/fabric_kernel.h"
+#include "models/pcie/core/pcie_engine.h"
+#include "models/pcie/pcie_host.h"
+#include "models/registry.h"
+#include "platform/stats/summary.h"
+#include "sw/collectives.h"
+#include "sw/selection.h"
+#include "sw/transports.h"
+#include "models/link/core/counter_rng.h"
+
+namespace fabricsim::sim {
+
+OpStats op_stats(const std::vector<std::vector<std::uint64_t>>& per_rank) {
+  OpStats s;
+  if (per_rank.empty() || per_rank[0].empty()) return s;
+  s.ops = per_rank[0].size();
+  std::vector<double> all;
+  for (const auto& r : per_rank)
+    for (auto t : r) all.push_back(static_cast<double>(t) / 1e6);
+  s.samples = all.size();
+  double sum = 0;
+  for (double v : all) sum += v;
+  s.mean_us = sum / static_cast<double>(all.size());
+  s.max_us = *std::max_element(all.begin(), all.end());
+  s.p50_us = stats::percentile_nearest_rank(all, 50);
+  s.p99_us = stats::percentile_nearest_rank(all, 99);
+  for (std::size_t op = 0; op < s.ops; ++op) {
+    std::uint64_t worst = 0;
+    for (const auto& r : per_rank) worst = std::max(worst, op < r.size() ? r[op] : 0);
+    if (worst > 1'000'000'000ull) ++s.ops_over_1ms;
+  }
+  return s;
+}
+
+std::uint64_t cell_duration_ps(const fabric::HostRunConfig& c) {
+  if (c.workload.duration_ps) return c.workload.duration_ps;
+  const std::uint64_t P = c.host.engine.calendar.period_ps;
+  const std::uint64_t k = std::max<std::uint64_t>(1, (c.workload.min_duration_ps + P - 1) / P);
+  return k * P;
+}
+
+namespace {
+struct DecodeShared {
+  std::vector<std::string> transport;                      // per allreduce size index
+  std::vector<std::vector<std::vector<std::uint64_t>>> race;  // [candidate][rank][op] of the size being raced
+  std::vector<std::string> race_log;                       // "size: cand=median/mean ..." per size
+  std::vector<std::uint64_t> round_ps;
+  std::uint64_t selection_end_ps = 0;
+};
+
+// One operation the harness way: flags reset behind barriers, then the start
+// barrier's cost and the collective. Returns this GPU's time, ps.
+std::uint64_t timed_op(models::accelerator_api& a, const sw::CollectiveSpec& spec, std::uint64_t barrier_ps) {
+  a.barrier();
+  a.reset_flags();
+  a.barrier();
+  const std::uint64_t t0 = a.now_ps();
+  a.compute(barrier_ps);
+  sw::run_collective(a, spec);
+  return a.now_ps() - t0;
+}
+
+void decode_program(models::accelerator_api& a, DecodeShared& sh, const fabric::DecodeSpec& D, const sw::Layout& L,
+                    bool data, std::uint64_t max_rounds, std::uint64_t cell_ps, std::uint64_t barrier_ps, int N,
+                    std::uint64_t chunk, bool crossing) {
+  const int rank = a.rank();
+  if (data) {
+    float* in = reinterpret_cast<float*>(a.memory() + L.in);
+    for (std::uint64_t i = 0; i < L.in_bytes / 4; ++i) in[i] = sw::input_value(rank, i);
+  }
+  auto spec_of = [&](const std::string& t, std::uint64_t bytes) {
+    auto s = sw::transport_spec(t, bytes, N);
+    s.chunk_bytes = chunk;
+    return s;
+  };
+  // Selection, once, identically on every GPU.
+  for (std::size_t si = 0; si < D.allreduces.size(); ++si) {
+    const std::uint64_t bytes = D.allreduces[si];
+    if (D.selection == sw::Selection::ladder) {
+      sh.transport[si] = D.ladder.pick(bytes);
+      continue;
+    }
+    if (D.selection == sw::Selection::fabric_class) {
+      sh.transport[si] = (crossing ? D.quadrant_crossing : D.switch_local).pick(bytes);
+      continue;
+    }
+    std::vector<std::string> cands = D.candidates;
+    if (crossing && D.drop_reads_when_crossing) cands = sw::without_peer_reads(cands);
+    if (rank == 0) sh.race.assign(cands.size(), std::vector<std::vector<std::uint64_t>>(N));
+    for (std::size_t ci = 0; ci < cands.size(); ++ci) {
+      a.barrier();
+      const std::uint64_t start = a.now_ps();
+      const auto spec = spec_of(cands[ci], bytes);
+      while (true) {
+        a.barrier();
+        if (a.now_ps() >= start + D.race_window_ps) break;
+        sh.race[ci][rank].push_back(timed_op(a, spec, barrier_ps));
+      }
+    }
+    a.barrier();
+    if (rank == 0) {
+      std::vector<std::vector<double>> per_op(cands.size());
+      std::string log = std::to_string(bytes) + "B:";
+      for (std::size_t ci = 0; ci < cands.size(); ++ci) {
+        const auto& rr = sh.race[ci];
+        for (std::size_t op = 0; op < rr[0].size(); ++op) {
+          std::uint64_t worst = 0;
+          for (int r = 0; r < N; ++r) worst = std::max(worst, op < rr[r].size() ? rr[r][op] : 0);
+          per_op[ci].push_back(static_cast<double>(worst) / 1e6);
+        }
+      }
+      const auto by = D.selection == sw::Selection::race_mean ? sw::RaceBy::mean : sw::RaceBy::median;
+      sh.transport[si] = cands[sw::race_pick(per_op, by)];
+      for (std::size_t ci = 0; ci < cands.size(); ++ci) {
+        auto v = per_op[ci];
+        if (v.empty()) continue;
+        double mean = 0;
+        for (double x : v) mean += x;
+        mean /= static_cast<double>(v.size());
+        std::sort(v.begin(), v.end());
+        log += fmt::format(" {}={:.2f}/{:.2f}us({})", cands[ci], v[v.size() / 2], mean, v.size());
+      }
+      sh.race_log.push_back(log);
+    }
+    a.barrier();
+  }
+  a.barrier();
+  const std::uint64_t t_sel = a.now_ps();
+  if (rank == 0) sh.selection_end_ps = t_sel;
+  // Decode rounds.
+  std::vector<sw::CollectiveSpec> specs;
+  for (std::size_t si = 0; si < D.allreduces.size(); ++si) specs.push_back(spec_of(sh.transport[si], D.allreduces[si]));
+  for (std::uint64_t round = 0;; ++round) {
+    a.barrier();
+    if (max_rounds ? round >= max_rounds : a.now_ps() >= t_sel + cell_ps) break;
+    const std::uint64_t r0 = a.now_ps();
+    for (std::uint32_t layer = 0; layer < D.layers; ++layer)
+      for (const auto& spec : specs) {
+        a.compute(D.compute_ps);
+        timed_op(a, spec, barrier_ps);
+      }
+    a.barrier();
+    if (rank == 0) sh.round_ps.push_back(a.now_ps() - r0);
+  }
+}
+
+struct Shared {
+  std::vector<std::vector<std::uint64_t>> times;  // per rank, per op (ps)
+  std::vector<bool> correct;
+};
+}  // namespace
+
+HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress) {
+  HostRunResult res;
+  const auto& H = cfg.host;
+  const auto& W = cfg.workload;
+  const int N = static_cast<int>(W.group.size());
+  sw::CollectiveSpec spec = sw::transport_spec(W.transport, W.size_bytes, N);
+  spec.chunk_bytes = W.chunk_bytes;
+  sw::Layout L = sw::layout(spec, N);
+  if (cfg.decode_mode) {
+    // Memory for the largest candidate x size; inputs start at 0 in every layout.
+    const auto& D = cfg.decode;
+    std::vector<std::string> all = D.candidates;
+    for (const auto* ld : {&D.ladder, &D.switch_local, &D.quadrant_crossing})
+      for (const auto& b : ld->buckets) all.push_back(b.transport);
+    for (const auto& t : all)
+      for (auto b : D.allreduces) {
+        auto sp = sw::transport_spec(t, b, N);
+        sp.chunk_bytes = W.chunk_bytes;
+        const auto l = sw::layout(sp, N);
+        if (l.total > L.total) L.total = l.total;
+        if (l.in_bytes > L.in_bytes) L.in_bytes = l.in_bytes;
+      }
+  }
+  const std::uint64_t end_ps = cell_duration_ps(cfg);
+
+  pcie::PcieEngineParams ep = H.engine;
+  if (cfg.decode_mode && cfg.decode.random_start_phase) {
+    // A run starts at a seed-derived phase of the stall period: the windows are
+    // fixed in wall-clock time, the program's start is not (host-bridge.md §6).
+    const double u = link::to_unit(link::key_hash(cfg.seed, 0x5ea7, 0, 0, 0x81));
+    ep.calendar.offset_ps = (ep.calendar.offset_ps + static_cast<std::uint64_t>(u * ep.calendar.period_ps)) %
+                            ep.calendar.period_ps;
+  }
+  auto engine = std::make_unique<pcie::PcieEngine>(fabric::host_tree(H, W.group), ep, cfg.seed);
+  auto& reg = models::model_registry::instance();
+  std::vector<std::unique_ptr<sc_core::sc_module>> modules;
+  for (const auto& n : fabric::host_tree(H, W.group)) {
+    if (n.kind == pcie::PcieNode::Kind::endpoint) continue;
+    models::node_config nc;
+    using K = pcie::PcieNode::Kind;
+    nc.kind = n.kind == K::partition ? "pcie-switch-partition"
+              : n.kind == K::host_bridge ? "host-bridge"
+              : n.kind == K::quadrant ? "io-quadrant"
+                                      : "data-fabric";
+    nc.params = n;
+    modules.push_back(reg.create(nc.kind, n.name.c_str(), nc));
+  }
+  std::vector<models::accelerator*> acc(N);
+  std::vector<std::string> names;
+  for (int r = 0; r < N; ++r) {
+    models::node_config nc;
+    nc.kind = "accelerator";
+    nc.rank = r;
+    models::accelerator_params p = H.gpu;
+    p.memory_bytes = std::max<std::uint64_t>(L.total, 4096);
+    p.functional = W.data;
+    nc.params = p;
+    modules.push_back(reg.create("accelerator", fmt::format("gpu{}", W.group[r]).c_str(), nc));
+    acc[r] = dynamic_cast<models::accelerator*>(modules.back().get());
+    names.push_back(acc[r]->name());
+  }
+  models::node_config hm;
+  hm.kind = "host-memory";
+  models::host_memory_params hp;
+  hp.bytes = H.host_memory_bytes;
+  hp.functional = W.data;
+  hm.params = hp;
+  modules.push_back(reg.create("host-memory", "host_memory", hm));
+  auto* host = dynamic_cast<models::host_memory*>(modules.back().get());
+  names.push_back(host->name());
+
+  auto kernel = std::make_unique<models::fabric_kernel>("pcie", std::move(engine), N, names, cfg.deadline_ps, 1);
+  const auto& eng = dynamic_cast<const pcie::PcieEngine&>(kernel->engine());
+  for (int r = 0; r < N; ++r) {
+    acc[r]->dma.bind(kernel->dma_in);
+    kernel->mem_out.bind(acc[r]->mem);
+    acc[r]->sync.bind(kernel->sync_export);
+    acc[r]->set_host_rank(N);
+  }
+  kernel->mem_out.bind(host->mem);
+  kernel->attach(N, host);
+
+  auto sh = std::make_shared<Shared>();
+  sh->times.assign(N, {});
+  sh->correct.assign(N, false);
+  const bool data = W.data, verify = W.data && W.verify;
+  const std::uint64_t max_ops = W.ops, barrier_ps = W.barrier_ps;
+  std::vector<int> quads;
+  for (int g : W.group) quads.push_back(fabric::gpu_quadrant(H, g));
+  std::sort(quads.begin(), quads.end());
+  quads.erase(std::unique(quads.begin(), quads.end()), quads.end());
+  const bool crossing = quads.size() > 1;
+  auto dsh = std::make_shared<DecodeShared>();
+  if (cfg.decode_mode) {
+    const auto D = cfg.decode;
+    const std::uint64_t chunk = W.chunk_bytes;
+    dsh->transport.assign(D.allreduces.size(), "");
+    for (int r = 0; r < N; ++r)
+      acc[r]->set_program(
+          [dsh, D, L, data, max_ops, end_ps, barrier_ps, N, chunk, crossing](models::accelerator_api& a) {
+            decode_program(a, *dsh, D, L, data, max_ops, end_ps, barrier_ps, N, chunk, crossing);
+          },
+          N);
+  } else
+  for (int r = 0; r < N; ++r)
+    acc[r]->set_program(
+        [sh, spec, L, data, verify, max_ops, end_ps, barrier_ps, N](models::accelerator_api& a) {
+          const int rank = a.rank();
+          if (data) {
+            float* in = reinterpret_cast<float*>(a.memory() + L.in);
+            for (std::uint64_t i = 0; i < L.in_bytes / 4; ++i) in[i] = sw::input_value(rank, i);
+          }
+          auto& mine = sh->times[rank];
+          for (std::uint64_t op = 0;; ++op) {
+            a.barrier();
+            a.reset_flags();
+            a.barrier();  // the cross-GPU start barrier: every GPU leaves it at the same instant
+            if (max_ops ? op >= max_ops : a.now_ps() >= end_ps) break;
+            const std::uint64_t t0 = a.now_ps();
+            a.compute(barrier_ps);  // its cost, included in the operation (host-bridge.md §4)
+            sw::run_collective(a, spec);
+            mine.push_back(a.now_ps() - t0);
+            if (op == 0 && verify) {
+              const float* out = reinterpret_cast<const float*>(a.memory() + L.out);
+              bool ok = true;
+              for (std::uint64_t i = 0; i < L.out_bytes / 4 && ok; ++i) ok = out[i] == sw::expected_value(spec, N, rank, i);
+              sh->correct[rank] = ok;
+            }
+          }
+        },
+        N);
+
+  const auto wall0 = std::chrono::steady_clock::now();
+  auto last = wall0;
+  bool printed = false;
+  if (progress)
+    kernel->set_progress_hook([&](std::uint64_t sim_ps, std::uint64_t done) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last < std::chrono::seconds(1)) return;
+      last = now;
+      printed = true;
+      std::fprintf(stderr, "\r[fabricsim] %.3f of %.3f s simulated, %llu transfers done, %.0f s wall ", sim_ps / 1e12,
+                   end_ps / 1e12, static_cast<unsigned long long>(done),
+                   std::chrono::duration<double>(now - wall0).count());
+      std::fflush(stderr);
+    });
+  tlm::tlm_global_quantum::instance().set(sc_core::sc_time(1, sc_core::SC_US));
+  try {
+    sc_core::sc_start();
+  } catch (const sc_core::sc_report& e) {
+    if (printed) std::fprintf(stderr, "\n");
+    res.diagnosis = e.what();
+    return res;
+  } catch (const std::exception& e) {
+    if (printed) std::fprintf(stderr, "\n");
+    res.diagnosis = e.what();
+    return res;
+  }
+  if (printed) std::fprintf(stderr, "\n");
+  for (int r = 0; r < N; ++r)
+    if (!acc[r]->done()) {
+      res.diagnosis = fmt::format("{} did not finish: waits for {}", acc[r]->name(), acc[r]->waiting_for());
+      return res;
+    }
+  res.ok = true;
+  res.simulated_s = static_cast<double>(sc_core::sc_time_stamp().value()) / 1e12;
+  if (cfg.decode_mode) {
+    sh->times.assign(1, dsh->round_ps);  // statistics over rounds
+    res.correct = true;
+  }
+  res.stats = op_stats(sh->times);
+  if (!cfg.decode_mode) res.correct = std::all_of(sh->correct.begin(), sh->correct.end(), [](bool b) { return b; });
+
+  const auto& st = eng.stats();
+  std::string group;
+  for (int g : W.group) group += (group.empty() ? "" : ",") + std::to_string(g);
+  const std::vector<int>& uq = quads;  // distinct quadrants of the group
+  const auto& S = res.stats;
+  auto& j = res.json;
+  j["fabricsim"] = "0.1.0";
+  j["status"] = "done";
+  j["config"] = fabric::to_json(cfg);
+  j["cell"] = {{"duration_s", end_ps / 1e12}, {"simulated_s", res.simulated_s},
+               {"quadrants_spanned", uq.size()},
+               {"degraded_fraction", eng.calendar().degraded_fraction(uq)}};
+  j["engine"] = {{"bursts", st.bursts}, {"reads", st.reads}, {"stalled_reads", st.stalled_reads},
+                 {"read_stall_ms", st.read_stall_ps / 1e9}, {"ordered_write_bursts", st.ordered_bursts},
+                 {"drains", st.drains}, {"interleaved_switches", st.interleaved_switches}, {"ordering_wait_ms", st.drain_wait_ps / 1e9},
+                 {"transfers", kernel->completions()}};
+  j["correct"] = data && verify ? nlohmann::ordered_json(res.correct) : nlohmann::ordered_json("not checked");
+  j["row"] = {{"group", group},
+              {"transport", W.transport},
+              {"size_bytes", W.size_bytes},
+              {"seed", cfg.seed},
+              {"ops", S.ops},
+              {"mean_us", S.mean_us},
+              {"p50_us", S.p50_us},
+              {"p99_us", S.p99_us},
+              {"max_us", S.max_us},
+              {"ops_over_1ms", S.ops_over_1ms},
+              {"stalled_reads", st.stalled_reads},
+              {"drains", st.drains}};
+  if (cfg.decode_mode) {
+    std::string picks;
+    for (std::size_t si = 0; si < dsh->transport.size(); ++si)
+      picks += fmt::format("{}{}B={}", si ? ";" : "", cfg.decode.allreduces[si], dsh->transport[si]);
+    j["row"]["transport"] = "decode";
+    j["row"]["selection"] = sw::to_string(cfg.decode.selection);
+    j["row"]["picks"] = picks;
+    j["row"]["round_us"] = S.mean_us;
+    j["decode"] = {{"selection", sw::to_string(cfg.decode.selection)}, {"picks", picks},
+                   {"race", dsh->race_log}, {"selection_end_us", dsh->selection_end_ps / 1e6},
+                   {"rounds", S.ops}, {"round_mean_us", S.mean_us}, {"round_p50_us", S.p50_us},
+                   {"round_p99_us", S.p99_us}, {"round_max_us", S.max_us}};
+    res.summary = fmt::format(
+        "  selection {} picked {} (decided at {:.3f} ms)\n"
+        "  {} decode rounds: mean {:.2f} us  p50 {:.2f} us  p99 {:.2f} us  max {:.2f} us\n",
+        sw::to_string(cfg.decode.selection), picks, dsh->selection_end_ps / 1e9, S.ops, S.mean_us, S.p50_us, S.p99_us,
+        S.max_us);
+    for (const auto& l : dsh->race_log) res.summary += "  race " + l + "\n";
+    return res;
+  }
+  res.summary = fmt::format(
+      "  {} ops in {:.3f} s simulated ({} GPUs x ops samples)\n"
+      "  per-GPU time per op: mean {:.2f} us  p50 {:.2f} us  p99 {:.2f} us  max {:.2f} us  ops > 1 ms: {}\n"
+      "  group spans {} quadrant(s), degraded {:.1f} % of the time; stalled reads {} ({:.1f} ms), ordering drains {}\n",
+      S.ops, res.simulated_s, S.samples, S.mean_us, S.p50_us, S.p99_us, S.max_us, S.ops_over_1ms, uq.size(),
+      100 * eng.calendar().degraded_fraction(uq), st.stalled_reads, st.read_stall_ps / 1e9, st.drains);
+  return res;
+}
+
+}  // namespace fabricsim::sim
