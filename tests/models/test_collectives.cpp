@@ -1,6 +1,7 @@
 // Collectives on error-free fabrics against their alpha-beta times computed
 // from the fabric's own parameters (collectives.md §3), and numerical
-// correctness of every shipped algorithm. One elaboration per test process.
+// correctness of every shipped algorithm, including the GPU transports of
+// host-bridge.md §4 and send/recv. One elaboration per test process.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +12,7 @@
 #include "platform/config/yaml_config.h"
 #include "platform/fabric/fabric_config.h"
 #include "platform/sim/fabric_run.h"
+#include "sw/collectives.h"
 
 using namespace fabricsim;
 
@@ -196,4 +198,144 @@ TEST(Collectives, RingAllReduceIsCorrectUnderReplay) {
   EXPECT_TRUE(r.row.correct);
   EXPECT_GT(r.replayed_flits, 0u);
   EXPECT_EQ(r.terminal_failures, 0u);
+}
+
+// ---- GPU transports (host-bridge.md §4) -------------------------------------------
+namespace {
+
+// Four ranks on one switch, AllReduce `alg` on real data.
+fabric::FabricRunConfig star4(const std::string& alg, const std::string& size) {
+  return load("ualink-pod-64.yaml", {"fabric.accelerators=4", "fabric.switches=1", "workload.collective=allreduce",
+                                     "workload.algorithm=" + alg, "workload.size=" + size});
+}
+
+// Bulk modes: 64 KiB in 12 KiB chunks = 5 full chunks and a 4 KiB one.
+fabric::FabricRunConfig star4_bulk(const std::string& alg) {
+  auto c = star4(alg, "64KiB");
+  c.workload.collective.chunk_bytes = 12 << 10;
+  return c;
+}
+
+// The YAML workload has no sendrecv yet: set the operation on the spec.
+fabric::FabricRunConfig with_sendrecv(fabric::FabricRunConfig c, const std::string& alg) {
+  c.workload.collective.op = sw::Op::sendrecv;
+  c.workload.collective.algorithm = alg;
+  return c;
+}
+
+void expect_correct(const fabric::FabricRunConfig& c) {
+  const auto r = sim::run_fabric(c);
+  ASSERT_TRUE(r.ok) << r.diagnosis;
+  EXPECT_TRUE(r.row.correct);
+  EXPECT_GT(r.row.time_us, 0.0);
+}
+
+}  // namespace
+
+// Every element of every rank's output equals the exact float32 sum.
+TEST(Transports, PullIsExact) { expect_correct(star4("pull", "64KiB")); }
+TEST(Transports, BulkPullIsExact) { expect_correct(star4_bulk("bulk_pull")); }
+TEST(Transports, FullIsExact) { expect_correct(star4("full", "64KiB")); }
+TEST(Transports, PayloadRsagIsExact) { expect_correct(star4("payload_rsag", "64KiB")); }
+TEST(Transports, BulkPushIsExact) { expect_correct(star4_bulk("bulk_push")); }
+TEST(Transports, FullPhasedIsExact) { expect_correct(star4("full_phased", "64KiB")); }
+TEST(Transports, PayloadRsagPhasedIsExact) { expect_correct(star4("payload_rsag_phased", "64KiB")); }
+TEST(Transports, BulkPushPhasedIsExact) { expect_correct(star4_bulk("bulk_push_phased")); }
+TEST(Transports, WriteRingIsExact) { expect_correct(star4("write_ring", "64KiB")); }
+TEST(Transports, NcclLlIsExact) { expect_correct(star4("nccl_ll", "64KiB")); }
+TEST(Transports, NcclSimpleReadIsExact) { expect_correct(star4("nccl_simple_read", "64KiB")); }
+TEST(Transports, SendRecvWriteIsExact) { expect_correct(with_sendrecv(star4("ring", "64KiB"), "write")); }
+TEST(Transports, SendRecvReadIsExact) { expect_correct(with_sendrecv(star4("ring", "64KiB"), "read")); }
+
+TEST(Transports, NcclShmNeedsHostMemory) {
+  const auto r = sim::run_fabric(star4("nccl_shm", "64KiB"));  // a switched pod has no PCIe host
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.diagnosis.find("nccl_shm needs host memory"), std::string::npos) << r.diagnosis;
+}
+
+// Timing on the 8-rank star (the alpha-beta fixture above).
+TEST(AlphaBeta, PayloadRsagAllReduceOnStar) {
+  // Direct reduce-scatter then direct all-gather: every egress carries
+  // 2 (N-1) chunks of n / N, against (N-1) whole vectors for full.
+  const auto c = star("allreduce", "payload_rsag", "8MiB");
+  const Cost k = cost_of(c, 2);
+  const double n = 8 * MiB;
+  const double phase = k.alpha_ns + (kN - 1) * (k.msg(n / kN) - k.alpha_ns);
+  const double full = k.alpha_ns + (kN - 1) * (k.msg(n) - k.alpha_ns) + (kN - 1) * k.red(n);
+  const double model = 2 * phase + (kN - 1) * k.red(n / kN);
+  const auto r = sim::run_fabric(c);  // one elaboration per process: check both on this run
+  ASSERT_TRUE(r.ok) << r.diagnosis;
+  EXPECT_TRUE(r.row.correct);
+  const double sim_ns = r.row.time_us * 1000.0;
+  EXPECT_NEAR(sim_ns / model, 1.0, 0.05) << "simulated " << sim_ns << " ns, alpha-beta " << model << " ns";
+  EXPECT_LT(sim_ns, 0.5 * full) << "payload_rsag should beat the one-shot push (" << full << " ns) by ~N/2 at 8 MiB";
+}
+
+TEST(AlphaBeta, FullPhasedAllReduceOnStar) {
+  // One destination per phase; the barriers cost nothing on a contention-free star.
+  const auto c = star("allreduce", "full_phased", "1MiB");
+  const Cost k = cost_of(c, 2);
+  const double n = 1 * MiB;
+  expect_near_model(c, (kN - 1) * k.msg(n) + (kN - 1) * k.red(n));
+}
+
+TEST(AlphaBeta, NcclLlAllReduceOnStar) {
+  // The ring with every chunk doubled on the wire (LL lines: 4 B data + 4 B flag).
+  const auto c = star("allreduce", "nccl_ll", "1MiB");
+  const Cost k = cost_of(c, 2);
+  const double n = 1 * MiB;
+  expect_near_model(c, 2 * (kN - 1) * k.msg(2 * n / kN) + (kN - 1) * k.red(n / kN));
+}
+
+TEST(AlphaBeta, NcclLlTimingOnlyKeepsTheTiming) {
+  auto c = star("allreduce", "nccl_ll", "1MiB");
+  c.workload.data = false;
+  const Cost k = cost_of(c, 2);
+  const double n = 1 * MiB;
+  const auto r = sim::run_fabric(c);
+  ASSERT_TRUE(r.ok) << r.diagnosis;
+  EXPECT_FALSE(r.row.correct);  // nothing to check: no bytes moved
+  const double model = 2 * (kN - 1) * k.msg(2 * n / kN) + (kN - 1) * k.red(n / kN);
+  EXPECT_NEAR(r.row.time_us * 1000.0 / model, 1.0, 0.05);
+}
+
+TEST(AlphaBeta, NcclSimpleReadAllReduceOnStar) {
+  // Per ring step: the predecessor's 8-byte ready signal, a one-flit read
+  // request, the chunk coming back; reductions in the reduce-scatter steps.
+  const auto c = star("allreduce", "nccl_simple_read", "1MiB");
+  const Cost k = cost_of(c, 2);
+  const double n = 1 * MiB;
+  expect_near_model(c, 2 * (kN - 1) * (k.msg(8) + k.msg(1) + k.msg(n / kN)) + (kN - 1) * k.red(n / kN));
+}
+
+TEST(AlphaBeta, BulkPushAllReduceOnStar) {
+  // 8 chunks of 128 KiB: per chunk a fan-out of (N-1) chunk messages, the
+  // next chunk posted once the last arrival landed; reductions overlap the
+  // next chunk's pushes, only the last chunk's are exposed.
+  auto c = star("allreduce", "bulk_push", "1MiB");
+  c.workload.collective.chunk_bytes = 128 << 10;
+  const Cost k = cost_of(c, 2);
+  const double B = 128 * 1024.0, M = 8;
+  expect_near_model(c, M * (k.alpha_ns + (kN - 1) * (k.msg(B) - k.alpha_ns)) + (kN - 1) * k.red(B));
+}
+
+TEST(AlphaBeta, BulkPullAllReduceOnStar) {
+  // As bulk_push, each chunk preceded by its one-flit read requests.
+  auto c = star("allreduce", "bulk_pull", "1MiB");
+  c.workload.collective.chunk_bytes = 128 << 10;
+  const Cost k = cost_of(c, 2);
+  const double B = 128 * 1024.0, M = 8;
+  expect_near_model(c, M * (k.msg(1) + k.alpha_ns + (kN - 1) * (k.msg(B) - k.alpha_ns)) + (kN - 1) * k.red(B));
+}
+
+TEST(AlphaBeta, SendRecvWriteOnStar) {
+  const auto c = with_sendrecv(star("allreduce", "ring", "1MiB"), "write");
+  const Cost k = cost_of(c, 2);
+  expect_near_model(c, k.msg(1 * MiB));
+}
+
+TEST(AlphaBeta, SendRecvReadOnStar) {
+  const auto c = with_sendrecv(star("allreduce", "ring", "1MiB"), "read");
+  const Cost k = cost_of(c, 2);
+  expect_near_model(c, k.msg(1) + k.msg(1 * MiB));
 }
