@@ -197,7 +197,14 @@ struct Point {
 
 std::string cell_text(const nlohmann::json& v) {
   if (v.is_null()) return "";  // e.g. no completion time after a terminal failure
-  if (v.is_string()) return v.get<std::string>();
+  if (v.is_string()) {
+    // RFC 4180: a field holding a comma, quote or newline is quoted, quotes doubled ("0,4,8,12").
+    const std::string t = v.get<std::string>();
+    if (t.find_first_of(",\"\n") == std::string::npos) return t;
+    std::string q = "\"";
+    for (char c : t) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  }
   if (v.is_number_unsigned() || v.is_number_integer()) return v.dump();
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
   if (v.is_number_float()) return fmt::format("{:.4f}", v.get<double>());
@@ -352,7 +359,7 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
     }
     const auto j = nlohmann::json::parse(text);
     const auto& row = j.at("row");
-    if (variant_col) csv << pt.variant << ",";
+    if (variant_col) csv << cell_text(nlohmann::json(pt.variant)) << ",";
     for (std::size_t i = 0; i < st.columns.size(); ++i) {
       const auto& c = st.columns[i];
       if (!row.contains(c)) {
