@@ -261,6 +261,17 @@ int sc_main(int argc, char* argv[]) {
         if (!check_dot.empty()) std::cout << "no graph written: a link-pair fabric has no fabric graph\n";
         return 0;
       }
+      if (kind == "pcie-host") {
+        const auto hc = fabric::parse_host(config::root_section(doc));
+        std::string safe = hc.host.name;
+        for (char& ch : safe)
+          if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.')) ch = '_';
+        if (safe.empty() || safe[0] == '.') safe = "_" + safe;
+        const std::string dot = check_dot.empty() ? (fs::path("out") / (safe + ".dot")).string() : check_dot;
+        write_atomic(dot, fabric::host_dot(hc.host));
+        std::cout << fabric::host_summary(hc) << fmt::format("wrote {}\n", dot);
+        return 0;
+      }
       const auto cfg = fabric::parse_fabric(config::root_section(doc));
       sim::validate_fabric(cfg);
       const fabric::FabricGraph g(cfg.fabric);

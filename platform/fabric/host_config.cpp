@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/graphviz.hpp>
+#include <sstream>
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -378,6 +382,56 @@ nlohmann::ordered_json to_json(const HostRunConfig& c) {
   }
   j["seed"] = c.seed;
   return j;
+}
+
+}  // namespace fabricsim::fabric
+
+namespace fabricsim::fabric {
+
+std::string host_summary(const HostRunConfig& c) {
+  const auto& H = c.host;
+  std::ostringstream os;
+  os << fmt::format("host {} (pcie-host): {} quadrants, {} host bridges, {} switch partitions, {} GPUs, host memory {} MiB\n",
+                    H.name, H.quadrants, H.bridges.size(), H.partitions.size(), H.gpus.size(), H.host_memory_bytes >> 20);
+  for (std::size_t b = 0; b < H.bridges.size(); ++b) {
+    std::string gpus;
+    for (std::size_t g = 0; g < H.gpus.size(); ++g)
+      if (H.partitions[H.gpus[g].partition].bridge == static_cast<int>(b))
+        gpus += fmt::format("{}{}{}", gpus.empty() ? "" : ",", g, H.gpus[g].lanes != H.lanes ? fmt::format("(x{})", H.gpus[g].lanes) : "");
+    os << fmt::format("  host bridge {} (quadrant {}): GPUs {}\n", H.bridges[b].bus, H.bridges[b].quadrant, gpus);
+  }
+  const auto& G = c.workload.group;
+  os << "  group";
+  for (int g : G) os << " " << g;
+  os << ": path classes\n";
+  for (std::size_t i = 0; i < G.size(); ++i)
+    for (std::size_t j = i + 1; j < G.size(); ++j) {
+      const auto& a = H.gpus[G[i]];
+      const auto& b = H.gpus[G[j]];
+      const char* cls = a.partition == b.partition                               ? "same partition"
+                        : gpu_quadrant(H, G[i]) == gpu_quadrant(H, G[j]) ? "same quadrant"
+                                                                                 : "cross-quadrant";
+      os << fmt::format("    {} - {}: {}\n", G[i], G[j], cls);
+    }
+  return os.str();
+}
+
+std::string host_dot(const HostSpec& h) {
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
+  const auto tree = host_tree(h, [&] {
+    std::vector<int> all(h.gpus.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
+    return all;
+  }());
+  Graph g(tree.size());
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < tree.size(); ++i) {
+    names.push_back(tree[i].name);
+    if (tree[i].parent >= 0) boost::add_edge(static_cast<std::size_t>(tree[i].parent), i, g);
+  }
+  std::ostringstream os;
+  boost::write_graphviz(os, g, boost::make_label_writer(names.data()));
+  return os.str();
 }
 
 }  // namespace fabricsim::fabric

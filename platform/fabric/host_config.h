@@ -112,4 +112,12 @@ int gpu_quadrant(const HostSpec& h, int id);
 /// Effective configuration echo for result.json.
 nlohmann::ordered_json to_json(const HostRunConfig& c);
 
+/// `fabricsim check` text: counts, GPUs per host bridge, and the path class
+/// (same partition, same quadrant, cross-quadrant) of every pair in the
+/// workload's group.
+std::string host_summary(const HostRunConfig& c);
+
+/// The whole host (every GPU) as Graphviz DOT, through Boost.Graph.
+std::string host_dot(const HostSpec& h);
+
 }  // namespace fabricsim::fabric
