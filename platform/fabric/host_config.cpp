@@ -304,7 +304,7 @@ HostRunConfig parse_host(config::Section root) {
       } catch (const std::invalid_argument& e) {
         d.fail("allreduces", e.what());
       }
-      if (v == 0 || v % (4 * n)) d.fail("allreduces", fmt::format("{} is not a positive multiple of 4 x group size ({} B)", x, 4 * n));
+      if (c.decode_mode && (v == 0 || v % (4 * n))) d.fail("allreduces", fmt::format("{} is not a positive multiple of 4 x group size ({} B)", x, 4 * n));
       D.allreduces.push_back(v);
     }
     D.layers = static_cast<std::uint32_t>(d.integer("layers", 8, 1, 1000));

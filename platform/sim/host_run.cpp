@@ -16,6 +16,7 @@
 #include "models/pcie/core/pcie_engine.h"
 #include "models/pcie/pcie_host.h"
 #include "models/registry.h"
+#include "platform/config/yaml_config.h"
 #include "platform/stats/summary.h"
 #include "sw/collectives.h"
 #include "sw/selection.h"
@@ -172,6 +173,9 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress) {
   sw::CollectiveSpec spec = sw::transport_spec(W.transport, W.size_bytes, N);
   spec.chunk_bytes = W.chunk_bytes;
   sw::Layout L = sw::layout(spec, N);
+  if (sw::host_bytes(spec, N) > H.host_memory_bytes)
+    throw config::ConfigError(fmt::format("{}: key 'fabric.host_memory.size': {} needs {} B of host memory, the host has {} B",
+                                            H.file, W.transport, sw::host_bytes(spec, N), H.host_memory_bytes));
   if (cfg.decode_mode) {
     // Memory for the largest candidate x size; inputs start at 0 in every layout.
     const auto& D = cfg.decode;

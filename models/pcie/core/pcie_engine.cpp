@@ -200,7 +200,12 @@ void PcieEngine::inject(int ep, ps_t t) {
     ++T.unresolved;
     ++stats_.ordered_bursts;
     O.queue.push_back({id, bytes, head, tail, P.dest_key});
-    if (O.queue.size() == 1) {
+    if (O.queue.size() == 1 && (P.dest_key == O.last_dest || O.max_ack <= head) &&
+        (!p_.ordering.interleave_bytes || active_destinations(O, head) <= 1)) {
+      // Fast path: nothing to wait for at the ordering point (same destination or
+      // drained, no fan-out): release now, as a burst without ordering would be.
+      release(ep, std::max(head, O.last_release));
+    } else if (O.queue.size() == 1) {
       ps_t rt = std::max(head, O.last_release);
       if (P.dest_key != O.last_dest) rt = std::max(rt, O.max_ack);
       O.scheduled = rt;
