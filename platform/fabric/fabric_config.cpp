@@ -195,12 +195,15 @@ FabricRunConfig parse_fabric(config::Section root) {
 
   config::Section w = root.child_or_empty("workload");
   const std::string op = w.choice("collective", "allreduce",
-                                  {"allreduce", "reduce_scatter", "allgather", "alltoall", "broadcast"});
+                                  {"allreduce", "reduce_scatter", "allgather", "alltoall", "broadcast", "sendrecv"});
   c.workload.collective.op = sw::parse_op(op);
   c.workload.collective.algorithm = w.choice("algorithm", "ring", sw::algorithms(c.workload.collective.op));
   c.workload.collective.bytes = w.bytes("size", 8ull << 20);
   c.workload.collective.root = static_cast<int>(w.integer("root", 0, 0, 1u << 20));
   c.workload.collective.pipeline_chunks = static_cast<int>(w.integer("pipeline_chunks", 8, 1, 1u << 20));
+  c.workload.collective.chunk_bytes = w.bytes("chunk", 256 * 1024);
+  if (c.workload.collective.algorithm == "nccl_shm")
+    w.fail("algorithm", "nccl_shm stages data in host memory, which only a pcie-host fabric has");
   c.workload.iterations = static_cast<int>(w.integer("iterations", 1, 1, 1000000));
   c.workload.verify = w.boolean("verify", true);
   c.workload.data = w.boolean("data", true);
@@ -212,6 +215,7 @@ FabricRunConfig parse_fabric(config::Section root) {
                                 ? "algorithm"
                             : m.find("root") != std::string::npos ? "root"
                             : m.find("pipeline_chunks") != std::string::npos ? "pipeline_chunks"
+                            : m.find("chunk") != std::string::npos           ? "chunk"
                             : m.find("ranks") != std::string::npos && m.find("size") == std::string::npos ? "algorithm"
                                                                                                          : "size";
     w.fail(w.has(key) ? key : "collective", m);
@@ -251,6 +255,7 @@ nlohmann::ordered_json to_json(const FabricRunConfig& c) {
                    {"data", c.workload.data},
                    {"root", c.workload.collective.root},
                    {"pipeline_chunks", c.workload.collective.pipeline_chunks},
+                   {"chunk_bytes", c.workload.collective.chunk_bytes},
                    {"verify", c.workload.verify}};
   // Every link whose effective parameters differ from defaults.link, in full.
   nlohmann::ordered_json over = nlohmann::ordered_json::array();
