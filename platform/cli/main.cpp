@@ -129,13 +129,15 @@ int cmd_run_host(const RunArgs& a, std::shared_ptr<config::Document> doc) {
                              W.ops ? fmt::format("{} operations", W.ops)
                                    : fmt::format("{:.3f} s simulated", sim::cell_duration_ps(cfg) / 1e12),
                              cfg.seed);
-  const sim::HostRunResult r = sim::run_host(cfg, !a.quiet && isatty(2));
+  report::TraceWriter tw;
+  const sim::HostRunResult r = sim::run_host(cfg, !a.quiet && isatty(2), a.trace ? &tw : nullptr);
   if (!r.ok) {
     std::cerr << "error: the run could not finish: " << r.diagnosis << "\n";
     return 3;
   }
   const fs::path out(a.out);
   write_atomic(out / "result.json", r.json.dump(2) + "\n");
+  if (a.trace) write_trace(out, tw, a.quiet);
   if (!a.quiet) std::cout << r.summary << fmt::format("  wrote {}/result.json\n", out.string());
   if (W.data && W.verify && !r.correct) {
     std::cerr << "error: the AllReduce result is numerically wrong\n";

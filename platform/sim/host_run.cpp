@@ -165,7 +165,7 @@ struct Shared {
 };
 }  // namespace
 
-HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress) {
+HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::TraceWriter* trace) {
   HostRunResult res;
   const auto& H = cfg.host;
   const auto& W = cfg.workload;
@@ -300,6 +300,25 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress) {
         },
         N);
 
+  if (trace) {
+    trace->name_process(1, "DMA operations (post to completion)");
+    trace->name_process(2, "stall windows (mechanism A)");
+    for (int r = 0; r < N; ++r) trace->name_thread(1, r, names[r]);
+    kernel->set_op_trace_hook([trace, names](int req, int peer, bool read, std::uint64_t bytes, std::uint64_t start,
+                                             std::uint64_t end) {
+      trace->span(fmt::format("{} {} {} B", read ? "read from" : "write to", names[peer], bytes), read ? "read" : "write",
+                  1, req, start, end - start);
+    });
+    // Windows are a pure function of time: emit those of the cell up front.
+    const auto& cal = eng.calendar();
+    for (int q : quads) {
+      trace->name_thread(2, q, fmt::format("quadrant {}", q));
+      for (std::uint64_t t = cal.next_window_start(q, 0); t < end_ps; t = cal.next_window_start(q, t + 1)) {
+        if (t == link::kNever) break;
+        trace->span("degraded window", "stall", 2, q, t, cal.params().window_ps);
+      }
+    }
+  }
   const auto wall0 = std::chrono::steady_clock::now();
   auto last = wall0;
   bool printed = false;

@@ -13,6 +13,7 @@
 
 #include "models/accelerator/sw_api.h"
 #include "platform/fabric/host_config.h"
+#include "platform/report/trace.h"
 
 namespace fabricsim::sim {
 
@@ -44,6 +45,9 @@ struct HostRunResult {
 std::uint64_t cell_duration_ps(const fabric::HostRunConfig& c);
 
 /// Elaborate the host for the workload's group and run it (once per process).
-HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress = false);
+/// With `trace`: every DMA operation as a span on its GPU's track (up to the
+/// writer's cap), every operation of the harness on a second track per GPU,
+/// and every stall window of the group's quadrants on a track per quadrant.
+HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress = false, report::TraceWriter* trace = nullptr);
 
 }  // namespace fabricsim::sim
