@@ -124,8 +124,9 @@ int cmd_run_host(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   std::string group;
   for (int g : W.group) group += (group.empty() ? "" : ",") + std::to_string(g);
   if (!a.quiet)
-    std::cout << fmt::format("fabricsim run: {} ({}), GPUs {}, {} of {} B per GPU, {}, seed {}\n", cfg.host.name,
-                             a.fabric, group, W.transport, W.size_bytes,
+    std::cout << fmt::format("fabricsim run: {} ({}), GPUs {}, {}, {}, seed {}\n", cfg.host.name, a.fabric, group,
+                             cfg.decode_mode ? fmt::format("decode rounds after {} selection", sw::to_string(cfg.decode.selection))
+                                             : fmt::format("{} of {} B per GPU", W.transport, W.size_bytes),
                              W.ops ? fmt::format("{} operations", W.ops)
                                    : fmt::format("{:.3f} s simulated", sim::cell_duration_ps(cfg) / 1e12),
                              cfg.seed);

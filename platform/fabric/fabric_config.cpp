@@ -78,7 +78,10 @@ std::string fabric_kind(const config::Document& doc) {
       if (it->first.Scalar() != "fabric" && it->first.Scalar().rfind("fab", 0) == 0)
         root.fail(it->first.Scalar(), "unknown key (did you mean 'fabric'?)");
   }
-  return root.child("fabric").required_string("kind");
+  config::Section f = root.child("fabric");
+  // Every kind the program knows, so a typo lists them all.
+  f.choice("kind", "", {"link-pair", "ring", "switched-pod", "explicit", "pcie-host"});
+  return f.required_string("kind");
 }
 
 std::string policy_key(const std::string& kind) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "platform/config/units.h"
@@ -22,6 +23,26 @@ double pcie_raw_Bps(std::uint32_t gen, std::uint32_t lanes) {
   const double coding = gen <= 2 ? 8.0 / 10.0 : 128.0 / 130.0;
   return gts[gen] * 1e9 * lanes * coding / 8.0;
 }
+
+namespace {
+// Bus, switch and partition names become SystemC module names: letters, digits, '_'.
+bool module_safe(const std::string& n) {
+  if (n.empty()) return false;
+  for (char c : n)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+// A whole non-negative integer, or -1.
+int whole(const std::string& t) {
+  try {
+    std::size_t pos = 0;
+    const int v = std::stoi(t, &pos);
+    return pos == t.size() && v >= 0 ? v : -1;
+  } catch (...) {
+    return -1;
+  }
+}
+}  // namespace
 
 int gpu_quadrant(const HostSpec& h, int id) {
   return h.bridges[h.partitions[h.gpus.at(id).partition].bridge].quadrant;
@@ -82,10 +103,20 @@ sw::Ladder load_ladder(const std::string& path) {
   L.name = l.required_string("name");
   l.string("description", "");
   const auto& names = sw::transport_names();
-  for (auto& b : l.list("buckets", true)) {
+  std::vector<std::string> allreduce;  // a ladder picks AllReduce transports, not the probes
+  for (const auto& t : names)
+    if (t != "read_ring" && t != "write_all") allreduce.push_back(t);
+  auto buckets = l.list("buckets", true);
+  if (buckets.empty()) l.fail("buckets", "a ladder needs at least one bucket");
+  for (auto& b : buckets) {
     sw::Ladder::Bucket k;
+    if (!b.has("max") || !b.has("transport")) {
+      b.finish();  // a misspelt key is the likelier cause: name it
+      b.fail(b.has("max") ? "transport" : "max", "required key is missing");
+    }
     k.max_bytes = b.bytes("max", 0);
-    k.transport = b.choice("transport", "", names);
+    if (k.max_bytes == 0) b.fail("max", "a bucket's maximum must be > 0");
+    k.transport = b.choice("transport", "", allreduce);
     if (!L.buckets.empty() && k.max_bytes <= L.buckets.back().max_bytes)
       b.fail("max", "bucket maxima must be strictly ascending");
     b.finish();
@@ -136,6 +167,7 @@ HostRunConfig parse_host(config::Section root) {
   for (auto& b : f.list("host_bridges", true)) {
     HostSpec::Bridge hb;
     hb.bus = b.required_string("bus");
+    if (!module_safe(hb.bus)) b.fail("bus", fmt::format("'{}' is not a bus name (letters, digits, '_')", hb.bus));
     hb.quadrant = static_cast<int>(b.integer("quadrant", 0, 0, 63));
     if (hb.quadrant >= H.quadrants)
       b.fail("quadrant", fmt::format("quadrant {} does not exist (fabric.quadrants: {})", hb.quadrant, H.quadrants));
@@ -146,9 +178,12 @@ HostRunConfig parse_host(config::Section root) {
   }
   for (auto& s : f.list("switches", true)) {
     const std::string chip = s.required_string("name");
+    if (!module_safe(chip)) s.fail("name", fmt::format("'{}' is not a switch name (letters, digits, '_')", chip));
     for (auto& p : s.list("partitions", true)) {
       HostSpec::Partition part;
-      part.name = chip + "." + p.required_string("name");  // the YAML name; module names use "_"
+      const std::string pn = p.required_string("name");
+      if (!module_safe(pn)) p.fail("name", fmt::format("'{}' is not a partition name (letters, digits, '_')", pn));
+      part.name = chip + "." + pn;  // the YAML name; module names use "_"
       const std::string bus = p.required_string("host_bridge");
       auto it = bus_index.find(bus);
       if (it == bus_index.end()) p.fail("host_bridge", fmt::format("no host bridge '{}' (fabric.host_bridges)", bus));
@@ -162,6 +197,10 @@ HostRunConfig parse_host(config::Section root) {
   }
   std::map<int, HostSpec::Gpu> gpus;
   for (auto& g : f.list("gpus", true)) {
+    if (!g.has("id")) {
+      g.finish();  // a misspelt key is the likelier cause: name it
+      g.fail("", "a GPU needs an 'id'");
+    }
     const int id = static_cast<int>(g.integer("id", 0, 0, 4095));
     HostSpec::Gpu gpu;
     const std::string part = g.required_string("partition");
@@ -170,24 +209,25 @@ HostRunConfig parse_host(config::Section root) {
       g.fail("partition", fmt::format("no switch partition '{}' (write it as <switch>.<partition>)", part));
     gpu.partition = it->second;
     gpu.lanes = static_cast<std::uint32_t>(g.integer("lanes", H.lanes, 1, 32));
+    if (gpu.lanes & (gpu.lanes - 1)) g.fail("lanes", "a PCIe link has 1, 2, 4, 8, 16 or 32 lanes");
     gpu.gen = static_cast<std::uint32_t>(g.integer("gen", H.gen, 1, 5));
     if (!gpus.emplace(id, gpu).second) g.fail("id", fmt::format("GPU {} is listed twice", id));
     g.finish();
   }
+  if (gpus.size() < 2) f.fail("gpus", "a host needs at least 2 GPUs");
   for (int i = 0; i < static_cast<int>(gpus.size()); ++i)
     if (!gpus.count(i)) f.fail("gpus", fmt::format("GPU ids must run 0..{} without a gap; {} is missing", gpus.size() - 1, i));
   for (auto& [id, g] : gpus) H.gpus.push_back(g);
-  {
-    config::Section m = f.child_or_empty("host_memory");
-    H.host_memory_bytes = m.bytes("size", 256ull << 20);
-    m.finish();
-  }
+  config::Section hm = f.child_or_empty("host_memory");
+  H.host_memory_bytes = hm.bytes("size", 256ull << 20);
+  if (H.host_memory_bytes == 0) hm.fail("size", "host memory must be > 0");
+  hm.finish();
   f.finish();
 
   // GPU model.
   {
     config::Section g = root.child_or_empty("gpu");
-    H.gpu.reduce_rate_bytes_per_s = g.rate_bps("reduce_rate", 400e9 * 8) / 8;
+    H.gpu.reduce_rate_bytes_per_s = g.rate_bps("reduce_rate", 200e9 * 8) / 8;
     H.gpu.dma_setup_ps = g.time_ps("dma_setup", 0);
     H.gpu.memory_latency_ps = g.time_ps("memory_latency", 500'000);
     g.finish();
@@ -210,11 +250,7 @@ HostRunConfig parse_host(config::Section root) {
     for (int q = 0; q < H.quadrants; ++q) def.push_back(std::to_string(q));
     cal.order.clear();
     for (const auto& q : a.strings("order", def)) {
-      int v = -1;
-      try {
-        v = std::stoi(q);
-      } catch (...) {
-      }
+      const int v = whole(q);
       if (v < 0 || v >= H.quadrants) a.fail("order", fmt::format("'{}' is not a quadrant (0..{})", q, H.quadrants - 1));
       cal.order.push_back(v);
     }
@@ -225,7 +261,10 @@ HostRunConfig parse_host(config::Section root) {
     try {
       pcie::StallCalendar check(cal);
     } catch (const std::invalid_argument& e) {
-      a.fail("order", e.what());
+      // window <= period holds here: the stagger (or the number of quadrants in the order) is to blame.
+      a.fail(a.has("stagger") ? "stagger" : "order",
+             fmt::format("{} ({} quadrants in the order, {} ms apart, {} ms windows, {} ms period)", e.what(),
+                         cal.order.size(), cal.stagger_ps / 1e9, cal.window_ps / 1e9, cal.period_ps / 1e9));
     }
     rs.stall_fraction = a.probability("fraction", rs.stall_fraction);
     rs.base_ps = a.time_ps("base", rs.base_ps);
@@ -236,7 +275,7 @@ HostRunConfig parse_host(config::Section root) {
     a.finish();
     config::Section b = m.child_or_empty("write_ordering");
     H.engine.ordering.enabled = b.boolean("enabled", true);
-    H.engine.ordering.ack_latency_ps = b.time_ps("ack_latency", 1'000'000);
+    H.engine.ordering.ack_latency_ps = b.time_ps("ack_latency", 700'000);
     H.engine.ordering.interleave_bytes = b.bytes("interleave", 2048);
     H.engine.ordering.fanout_window_ps = b.time_ps("fanout_window", 1'000'000);
     b.finish();
@@ -252,6 +291,7 @@ HostRunConfig parse_host(config::Section root) {
   }
 
   // Workload.
+  std::optional<config::Section> wsec;  // kept for checks that need the decode section too
   {
     config::Section w = root.child_or_empty("workload");
     HostWorkload& W = c.workload;
@@ -278,17 +318,23 @@ HostRunConfig parse_host(config::Section root) {
     const std::uint64_t n = W.group.size();
     if (W.size_bytes == 0 || W.size_bytes % (4 * n) != 0)
       w.fail("size", fmt::format("size must be a positive multiple of 4 x group size ({} B)", 4 * n));
-    if (w.has("duration") && w.string("duration", "auto") == "auto") W.duration_ps = 0;
-    else W.duration_ps = w.time_ps("duration", 0);
+    if (W.size_bytes > (1ull << 30)) w.fail("size", "at most 1GiB per GPU (one DMA operation moves < 4 GiB)");
+    if (w.has("duration") && w.string("duration", "auto") == "auto") {
+      W.duration_ps = 0;
+    } else {
+      W.duration_ps = w.time_ps("duration", 0);
+      if (w.has("duration") && W.duration_ps == 0) w.fail("duration", "a cell must last > 0 (or write 'auto')");
+    }
     W.min_duration_ps = w.time_ps("min_duration", W.min_duration_ps);
     W.ops = w.integer("ops", 0, 0, 1ull << 40);
-    W.barrier_ps = w.time_ps("barrier", 1'500'000);
+    W.barrier_ps = w.time_ps("barrier", 1'000'000);
     W.chunk_bytes = w.bytes("chunk", W.chunk_bytes);
     if (W.chunk_bytes == 0 || W.chunk_bytes % 4) w.fail("chunk", "chunk must be a positive multiple of 4 B");
     W.data = w.boolean("data", false);
     W.verify = w.boolean("verify", true);
     c.decode_mode = w.choice("mode", "transport", {"transport", "decode"}) == "decode";
     w.finish();
+    wsec = w;
   }
   {
     config::Section d = root.child_or_empty("decode");
@@ -304,19 +350,32 @@ HostRunConfig parse_host(config::Section root) {
       } catch (const std::invalid_argument& e) {
         d.fail("allreduces", e.what());
       }
-      if (c.decode_mode && (v == 0 || v % (4 * n))) d.fail("allreduces", fmt::format("{} is not a positive multiple of 4 x group size ({} B)", x, 4 * n));
+      if (c.decode_mode && (v == 0 || v % (4 * n)))
+        d.fail("allreduces", fmt::format("{} is not a positive multiple of 4 x group size ({} B)", x, 4 * n));
+      if (v > (1ull << 30)) d.fail("allreduces", fmt::format("{}: at most 1GiB per GPU", x));
       D.allreduces.push_back(v);
     }
+    if (D.allreduces.empty()) d.fail("allreduces", "a decode round needs at least one AllReduce size");
     D.layers = static_cast<std::uint32_t>(d.integer("layers", 8, 1, 1000));
     D.compute_ps = d.time_ps("compute", D.compute_ps);
     D.candidates = d.strings("candidates", sw::transport_names());
+    std::set<std::string> seen_c;
     for (const auto& t : D.candidates) {
       const auto& names = sw::transport_names();
       if (std::find(names.begin(), names.end(), t) == names.end() || t == "read_ring" || t == "write_all")
         d.fail("candidates", fmt::format("'{}' is not an AllReduce transport", t));
+      if (!seen_c.insert(t).second) d.fail("candidates", fmt::format("'{}' is listed twice", t));
     }
+    if (D.candidates.empty()) d.fail("candidates", "a race needs at least one candidate");
     D.drop_reads_when_crossing = d.boolean("drop_reads_when_crossing", false);
+    {
+      std::set<int> q;
+      for (int g : c.workload.group) q.insert(gpu_quadrant(H, g));
+      if (D.drop_reads_when_crossing && q.size() > 1 && sw::without_peer_reads(D.candidates).empty())
+        d.fail("candidates", "every candidate reads peers, and drop_reads_when_crossing removes them all on this group");
+    }
     D.race_window_ps = d.time_ps("race_window", D.race_window_ps);
+    if (D.race_window_ps == 0) d.fail("race_window", "a race window must be > 0");
     D.random_start_phase = d.choice("start_phase", "random", {"random", "zero"}) == "random";
     const std::filesystem::path base = std::filesystem::path(root.file()).parent_path();
     auto ladder = [&](const std::string& key, sw::Ladder& into, bool needed) {
@@ -325,13 +384,49 @@ HostRunConfig parse_host(config::Section root) {
         return;
       }
       const std::string f = (base / d.string(key, "")).lexically_normal().string();
-      if (!std::filesystem::exists(f)) d.fail(key, fmt::format("ladder file '{}' not found", f));
+      if (!c.decode_mode) return;  // only decode runs read ladders
+      if (!std::filesystem::is_regular_file(f))
+        d.fail(key, fmt::format("ladder file '{}' not found (paths are relative to the host file)", f));
       into = load_ladder(f);
+      const std::uint64_t biggest = *std::max_element(D.allreduces.begin(), D.allreduces.end());
+      if (biggest > into.buckets.back().max_bytes)
+        d.fail(key, fmt::format("ladder '{}' ends at {} B, below the {} B AllReduce of the decode round", into.name,
+                                into.buckets.back().max_bytes, biggest));
     };
     ladder("ladder", D.ladder, D.selection == sw::Selection::ladder);
     ladder("switch_local_ladder", D.switch_local, D.selection == sw::Selection::fabric_class);
     ladder("quadrant_crossing_ladder", D.quadrant_crossing, D.selection == sw::Selection::fabric_class);
     d.finish();
+  }
+  // Every transport this run can use must fit in host memory (nccl_shm stages there),
+  // and real bytes must fit in RAM.
+  {
+    std::vector<std::pair<std::string, std::uint64_t>> uses{{c.workload.transport, c.workload.size_bytes}};
+    if (c.decode_mode) {
+      uses.clear();
+      const auto& D = c.decode;
+      for (auto b : D.allreduces) {
+        for (const auto& t : D.candidates) uses.emplace_back(t, b);
+        for (const auto* ld : {&D.ladder, &D.switch_local, &D.quadrant_crossing})
+          for (const auto& k : ld->buckets) uses.emplace_back(k.transport, b);
+      }
+    }
+    const int n = static_cast<int>(c.workload.group.size());
+    std::uint64_t gpu_bytes = 0;
+    for (const auto& [t, b] : uses) {
+      auto spec = sw::transport_spec(t, b, n);
+      spec.chunk_bytes = c.workload.chunk_bytes;
+      const std::uint64_t need = sw::host_bytes(spec, n);
+      if (need > H.host_memory_bytes)
+        hm.fail("size", fmt::format("{} of {} B per GPU on {} GPUs stages {} B in host memory; the host has {} B", t, b, n,
+                                    need, H.host_memory_bytes));
+      gpu_bytes = std::max(gpu_bytes, sw::layout(spec, n).total);
+    }
+    const std::uint64_t ram = gpu_bytes * static_cast<std::uint64_t>(n) + H.host_memory_bytes;
+    if (c.workload.data && ram > (8ull << 30))
+      wsec->fail("data", fmt::format("real bytes need {} MiB of RAM (GPU buffers and host memory); at most 8192 MiB "
+                                     "(use data: false, a smaller size or fabric.host_memory.size)",
+                                     ram >> 20));
   }
   {
     config::Section r = root.child_or_empty("run");
@@ -347,8 +442,13 @@ nlohmann::ordered_json to_json(const HostRunConfig& c) {
   const auto& H = c.host;
   const auto& E = H.engine;
   nlohmann::ordered_json j;
+  nlohmann::ordered_json lanes = nlohmann::ordered_json::object();
+  for (std::size_t g = 0; g < H.gpus.size(); ++g)
+    if (H.gpus[g].lanes != H.lanes || H.gpus[g].gen != H.gen)
+      lanes[std::to_string(g)] = fmt::format("Gen{} x{}", H.gpus[g].gen, H.gpus[g].lanes);
   j["fabric"] = {{"name", H.name}, {"kind", "pcie-host"}, {"quadrants", H.quadrants},
-                 {"host_bridges", H.bridges.size()}, {"partitions", H.partitions.size()}, {"gpus", H.gpus.size()}};
+                 {"host_bridges", H.bridges.size()}, {"partitions", H.partitions.size()}, {"gpus", H.gpus.size()},
+                 {"gpu_link_overrides", lanes}, {"host_memory_bytes", H.host_memory_bytes}};
   j["link"] = {{"gen", H.gen}, {"lanes", H.lanes}, {"max_payload_bytes", H.max_payload}, {"tlp_overhead_bytes", H.tlp_overhead},
                {"raw_GBps", pcie_raw_Bps(H.gen, H.lanes) / 1e9}};
   j["latency_ns"] = {{"switch", H.switch_ps / 1e3}, {"host_bridge", H.host_bridge_ps / 1e3}, {"quadrant", H.quadrant_ps / 1e3},
@@ -361,7 +461,8 @@ nlohmann::ordered_json to_json(const HostRunConfig& c) {
                      {"offset_ms", E.calendar.offset_ps / 1e9}, {"order", order},
                      {"fraction", E.read_stall.stall_fraction}, {"base_ms", E.read_stall.base_ps / 1e9},
                      {"per_KiB_us", E.read_stall.per_byte_ps * 1024 / 1e6}, {"jitter", E.read_stall.jitter},
-                     {"granule_bytes", E.read_stall.granule_bytes}};
+                     {"granule_bytes", E.read_stall.granule_bytes},
+                     {"max_past_window_ms", E.read_stall.max_past_window_ps / 1e9}};
   j["write_ordering"] = {{"enabled", E.ordering.enabled}, {"ack_latency_ns", E.ordering.ack_latency_ps / 1e3},
                          {"interleave_bytes", E.ordering.interleave_bytes},
                          {"fanout_window_ns", E.ordering.fanout_window_ps / 1e3}};
@@ -370,9 +471,11 @@ nlohmann::ordered_json to_json(const HostRunConfig& c) {
   j["gpu"] = {{"reduce_rate_GBps", H.gpu.reduce_rate_bytes_per_s / 1e9}, {"dma_setup_ns", H.gpu.dma_setup_ps / 1e3},
               {"memory_latency_ns", H.gpu.memory_latency_ps / 1e3}};
   const auto& W = c.workload;
-  j["workload"] = {{"group", W.group}, {"transport", W.transport}, {"size_bytes", W.size_bytes},
-                   {"duration_ms", W.duration_ps / 1e9}, {"ops", W.ops}, {"barrier_us", W.barrier_ps / 1e6},
-                   {"chunk_bytes", W.chunk_bytes}, {"data", W.data}};
+  j["workload"] = {{"mode", c.decode_mode ? "decode" : "transport"}, {"group", W.group}, {"transport", W.transport},
+                   {"size_bytes", W.size_bytes},
+                   {"duration", W.duration_ps ? nlohmann::ordered_json(W.duration_ps / 1e9) : nlohmann::ordered_json("auto")},
+                   {"min_duration_ms", W.min_duration_ps / 1e9}, {"ops", W.ops}, {"barrier_us", W.barrier_ps / 1e6},
+                   {"chunk_bytes", W.chunk_bytes}, {"data", W.data}, {"verify", W.verify}};
   if (c.decode_mode) {
     const auto& D = c.decode;
     j["decode"] = {{"selection", sw::to_string(D.selection)}, {"allreduces", D.allreduces}, {"layers", D.layers},
@@ -391,8 +494,9 @@ namespace fabricsim::fabric {
 std::string host_summary(const HostRunConfig& c) {
   const auto& H = c.host;
   std::ostringstream os;
-  os << fmt::format("host {} (pcie-host): {} quadrants, {} host bridges, {} switch partitions, {} GPUs, host memory {} MiB\n",
-                    H.name, H.quadrants, H.bridges.size(), H.partitions.size(), H.gpus.size(), H.host_memory_bytes >> 20);
+  os << fmt::format("host {} (pcie-host): {} quadrants, {} host bridges, {} switch partitions, {} GPUs, host memory {:.3f} MiB\n",
+                    H.name, H.quadrants, H.bridges.size(), H.partitions.size(), H.gpus.size(),
+                    static_cast<double>(H.host_memory_bytes) / (1 << 20));
   for (std::size_t b = 0; b < H.bridges.size(); ++b) {
     std::string gpus;
     for (std::size_t g = 0; g < H.gpus.size(); ++g)
