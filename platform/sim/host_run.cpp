@@ -398,7 +398,12 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
     for (std::size_t si = 0; si < dsh->transport.size(); ++si)
       picks += fmt::format("{}{}B={}", si ? ";" : "", cfg.decode.allreduces[si], dsh->transport[si]);
     j["row"]["transport"] = "decode";
-    j["row"]["selection"] = sw::to_string(cfg.decode.selection);
+    // The report's variant "drop read modes when ranks span quadrants" is a policy of its own.
+    j["row"]["selection"] = sw::to_string(cfg.decode.selection) +
+                            (cfg.decode.drop_reads_when_crossing && cfg.decode.selection != sw::Selection::ladder &&
+                                     cfg.decode.selection != sw::Selection::fabric_class
+                                 ? "-no-reads"
+                                 : "");
     j["row"]["picks"] = picks;
     j["row"]["round_us"] = S.mean_us;
     j["decode"] = {{"selection", sw::to_string(cfg.decode.selection)}, {"picks", picks},
