@@ -61,7 +61,7 @@ def transports(t, out, size=81920):
     for x in t:
         if x["transport"] not in names:
             names.append(x["transport"])
-    fig, axes = plt.subplots(len(groups), 1, figsize=(13, 2.8 * len(groups)), sharex=True)
+    fig, axes = plt.subplots(len(groups), 1, figsize=(13, 2.8 * len(groups)), sharex=True, sharey=True)
     if len(groups) == 1:
         axes = [axes]
     for ax, g in zip(axes, groups):

@@ -38,10 +38,11 @@ void accelerator::run() {
   sync->set_state(rank_, rank_state::done);
 }
 
-template <typename Pred>
-void accelerator::block_until(Pred ready, const std::string& what) {
+template <typename Pred, typename Describe>
+void accelerator::block_until(Pred ready, Describe what) {
+  if (ready()) return;  // the common case: no description built, no state change
   while (!ready()) {
-    waiting_ = what;
+    waiting_ = what();
     sync->set_state(rank_, rank_state::blocked);
     sc_core::wait(wake_);
     sync->set_state(rank_, rank_state::running);
@@ -100,17 +101,18 @@ std::uint64_t accelerator::post_read(int src, std::uint64_t src_addr, std::uint6
 void accelerator::op_complete(std::uint64_t op) { open_ops_.erase(op); }
 
 void accelerator::wait(std::uint64_t op) {
-  block_until([&] { return open_ops_.count(op) == 0; }, "operation " + std::to_string(op));
+  block_until([&] { return open_ops_.count(op) == 0; }, [&] { return "operation " + std::to_string(op); });
 }
 
 void accelerator::wait_all() {
-  block_until([&] { return open_ops_.empty(); }, "all posted operations");
+  block_until([&] { return open_ops_.empty(); }, [] { return std::string("all posted operations"); });
 }
 
 void accelerator::wait_flag(int f, std::uint64_t value) {
   if (f < 0 || f >= static_cast<int>(flags_.size())) throw std::out_of_range(std::string(name()) + ": bad flag id");
-  block_until([&] { return flags_[f] >= value; },
-              "flag " + std::to_string(f) + " >= " + std::to_string(value) + " (now " + std::to_string(flags_[f]) + ")");
+  block_until([&] { return flags_[f] >= value; }, [&] {
+    return "flag " + std::to_string(f) + " >= " + std::to_string(value) + " (now " + std::to_string(flags_[f]) + ")";
+  });
 }
 
 std::uint64_t accelerator::flag(int f) const { return flags_.at(static_cast<std::size_t>(f)); }
@@ -139,7 +141,7 @@ void accelerator::compute(std::uint64_t ps) {
 
 void accelerator::barrier() {
   const std::uint64_t gen = sync->barrier_arrive(rank_);
-  block_until([&] { return sync->barrier_generation() >= gen; }, "barrier " + std::to_string(gen));
+  block_until([&] { return sync->barrier_generation() >= gen; }, [&] { return "barrier " + std::to_string(gen); });
 }
 
 void accelerator::b_transport_mem(tlm::tlm_generic_payload& tx, sc_core::sc_time&) {

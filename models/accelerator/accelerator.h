@@ -78,8 +78,9 @@ class accelerator : public sc_core::sc_module, public accelerator_api, public ra
   void b_transport_mem(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
   std::uint64_t post(tlm::tlm_command cmd, int peer, std::uint64_t peer_addr, std::uint64_t local_addr,
                      std::uint64_t bytes, int flag);
-  template <typename Pred>
-  void block_until(Pred ready, const std::string& what);
+  /// Block until ready(); what() describes the wait (built only when blocking).
+  template <typename Pred, typename Describe>
+  void block_until(Pred ready, Describe what);
 
   accelerator_params p_;
   int rank_;
