@@ -76,6 +76,17 @@ void write_trace(const fs::path& out, const report::TraceWriter& tw, bool quiet)
                              tw.dropped() ? fmt::format(", {} dropped past the cap", tw.dropped()) : "");
 }
 
+// Where `check` writes DOT: --dot, else out/<name>.dot with a file-name-safe
+// name (the default file stays inside out/).
+std::string dot_path(const std::string& name, const std::string& dot_opt) {
+  if (!dot_opt.empty()) return dot_opt;
+  std::string safe = name;
+  for (char& ch : safe)
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.')) ch = '_';
+  if (safe.empty() || safe[0] == '.') safe = "_" + safe;
+  return (fs::path("out") / (safe + ".dot")).string();
+}
+
 // Load a fabric file with the command line's overrides applied.
 std::shared_ptr<config::Document> load_fabric_doc(const RunArgs& a, std::string& kind) {
   auto doc = config::load_with_overrides(a.fabric, a.sets);
@@ -266,11 +277,7 @@ int sc_main(int argc, char* argv[]) {
       }
       if (kind == "pcie-host") {
         const auto hc = fabric::parse_host(config::root_section(doc));
-        std::string safe = hc.host.name;
-        for (char& ch : safe)
-          if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.')) ch = '_';
-        if (safe.empty() || safe[0] == '.') safe = "_" + safe;
-        const std::string dot = check_dot.empty() ? (fs::path("out") / (safe + ".dot")).string() : check_dot;
+        const std::string dot = dot_path(hc.host.name, check_dot);
         write_atomic(dot, fabric::host_dot(hc.host));
         std::cout << fabric::host_summary(hc) << fmt::format("wrote {}\n", dot);
         return 0;
@@ -278,11 +285,7 @@ int sc_main(int argc, char* argv[]) {
       const auto cfg = fabric::parse_fabric(config::root_section(doc));
       sim::validate_fabric(cfg);
       const fabric::FabricGraph g(cfg.fabric);
-      std::string safe = cfg.fabric.name;  // the default file name stays inside out/
-      for (char& ch : safe)
-        if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.')) ch = '_';
-      if (safe.empty() || safe[0] == '.') safe = "_" + safe;
-      const std::string dot = check_dot.empty() ? (fs::path("out") / (safe + ".dot")).string() : check_dot;
+      const std::string dot = dot_path(cfg.fabric.name, check_dot);
       write_atomic(dot, g.to_dot());
       std::cout << g.summary() << fmt::format("wrote {}\n", dot);
       return 0;

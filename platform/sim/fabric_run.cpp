@@ -19,6 +19,7 @@
 #include "models/registry.h"
 #include "models/switch/ualink_switch.h"
 #include "platform/fabric/fabric_graph.h"
+#include "platform/sim/kernel_hooks.h"
 
 namespace fabricsim::sim {
 
@@ -183,41 +184,32 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
 
   FabricRunResult res;
   if (trace) {
-    trace->name_process(1, "DMA operations (post to completion)");
     for (int r = 0; r < N; ++r) trace->name_thread(1, r, rank_names[r]);
-    kernel->set_op_trace_hook([trace, &rank_names](int req, int peer, bool read, std::uint64_t bytes,
-                                                   std::uint64_t start, std::uint64_t end) {
-      trace->span(fmt::format("{} {} {} B", read ? "read from" : "write to", rank_names[peer], bytes),
-                  read ? "read" : "write", 1, req, start, end - start);
-    });
+    trace_dma_operations(*kernel, *trace, rank_names);
   }
-  const auto wall0 = std::chrono::steady_clock::now();
-  auto last = wall0;
-  bool printed = false;
+  std::unique_ptr<ProgressLine> line;
   if (progress)
-    kernel->set_progress_hook([&](std::uint64_t sim_ps, std::uint64_t done) {
-      const auto now = std::chrono::steady_clock::now();
-      if (now - last < std::chrono::seconds(1)) return;
-      last = now;
-      printed = true;
-      std::fprintf(stderr, "\r[fabricsim] %.1f us simulated, %llu transfers done, %.0f s wall ", sim_ps / 1e6,
-                   static_cast<unsigned long long>(done), std::chrono::duration<double>(now - wall0).count());
-      std::fflush(stderr);
+    line = std::make_unique<ProgressLine>(*kernel, [](std::uint64_t sim_ps, std::uint64_t done) {
+      return fmt::format("{:.1f} us simulated, {} transfers done", sim_ps / 1e6, done);
     });
+  auto end_line = [&] {
+    if (line) line->finish();
+  };
   tlm::tlm_global_quantum::instance().set(sc_core::sc_time(1, sc_core::SC_US));
   try {
     sc_core::sc_start();
   } catch (const sc_core::sc_report& e) {
-    if (printed) std::fprintf(stderr, "\n");
+    end_line();
     res.ok = false;
     res.diagnosis = e.what();
     return res;
   } catch (const std::exception& e) {
+    end_line();
     res.ok = false;
     res.diagnosis = e.what();
     return res;
   }
-  if (printed) std::fprintf(stderr, "\n");
+  end_line();
   res.link_down = kernel->link_down();
   for (int r = 0; r < N && res.link_down.empty(); ++r)
     if (!acc[r]->done()) {

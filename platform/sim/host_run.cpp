@@ -17,6 +17,7 @@
 #include "models/pcie/pcie_host.h"
 #include "models/registry.h"
 #include "platform/config/yaml_config.h"
+#include "platform/sim/kernel_hooks.h"
 #include "platform/stats/summary.h"
 #include "sw/collectives.h"
 #include "sw/selection.h"
@@ -301,14 +302,9 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
         N);
 
   if (trace) {
-    trace->name_process(1, "DMA operations (post to completion)");
     trace->name_process(2, "stall windows (mechanism A)");
     for (int r = 0; r < N; ++r) trace->name_thread(1, r, names[r]);
-    kernel->set_op_trace_hook([trace, names](int req, int peer, bool read, std::uint64_t bytes, std::uint64_t start,
-                                             std::uint64_t end) {
-      trace->span(fmt::format("{} {} {} B", read ? "read from" : "write to", names[peer], bytes), read ? "read" : "write",
-                  1, req, start, end - start);
-    });
+    trace_dma_operations(*kernel, *trace, names);
     // Windows are a pure function of time: emit those of the cell up front.
     const auto& cal = eng.calendar();
     for (int q : quads) {
@@ -319,33 +315,27 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
       }
     }
   }
-  const auto wall0 = std::chrono::steady_clock::now();
-  auto last = wall0;
-  bool printed = false;
+  std::unique_ptr<ProgressLine> line;
   if (progress)
-    kernel->set_progress_hook([&](std::uint64_t sim_ps, std::uint64_t done) {
-      const auto now = std::chrono::steady_clock::now();
-      if (now - last < std::chrono::seconds(1)) return;
-      last = now;
-      printed = true;
-      std::fprintf(stderr, "\r[fabricsim] %.3f of %.3f s simulated, %llu transfers done, %.0f s wall ", sim_ps / 1e12,
-                   end_ps / 1e12, static_cast<unsigned long long>(done),
-                   std::chrono::duration<double>(now - wall0).count());
-      std::fflush(stderr);
+    line = std::make_unique<ProgressLine>(*kernel, [end_ps](std::uint64_t sim_ps, std::uint64_t done) {
+      return fmt::format("{:.3f} of {:.3f} s simulated, {} transfers done", sim_ps / 1e12, end_ps / 1e12, done);
     });
+  auto end_line = [&] {
+    if (line) line->finish();
+  };
   tlm::tlm_global_quantum::instance().set(sc_core::sc_time(1, sc_core::SC_US));
   try {
     sc_core::sc_start();
   } catch (const sc_core::sc_report& e) {
-    if (printed) std::fprintf(stderr, "\n");
+    end_line();
     res.diagnosis = e.what();
     return res;
   } catch (const std::exception& e) {
-    if (printed) std::fprintf(stderr, "\n");
+    end_line();
     res.diagnosis = e.what();
     return res;
   }
-  if (printed) std::fprintf(stderr, "\n");
+  end_line();
   for (int r = 0; r < N; ++r)
     if (!acc[r]->done()) {
       res.diagnosis = fmt::format("{} did not finish: waits for {}", acc[r]->name(), acc[r]->waiting_for());
