@@ -31,6 +31,14 @@ int log2i(int n) {
 }
 int mod(int a, int n) { return ((a % n) + n) % n; }
 
+// The one-shot transports (they open and close with a fabric barrier when asked).
+bool one_shot(const std::string& alg) {
+  for (const char* x : {"pull", "bulk_pull", "full", "payload_rsag", "bulk_push", "full_phased", "payload_rsag_phased",
+                        "bulk_push_phased"})
+    if (alg == x) return true;
+  return false;
+}
+
 // Local copies are free in time (the cost model has none) and skipped on a
 // timing-only accelerator.
 void local_copy(accelerator_api& a, std::uint64_t dst, std::uint64_t src, std::uint64_t bytes) {
@@ -656,6 +664,8 @@ Layout layout(const CollectiveSpec& s, int N) {
   L.out = L.in + L.in_bytes;
   L.scratch = L.out + L.out_bytes;
   L.total = L.scratch + scratch;
+  // Fabric barriers (one-shot transports): a 16-byte mailbox after everything else.
+  if (s.fabric_barriers && s.op == Op::allreduce && one_shot(s.algorithm)) L.total += 16;
   return L;
 }
 
@@ -665,6 +675,18 @@ std::uint64_t host_bytes(const CollectiveSpec& s, int N) {
   return 0;
 }
 
+namespace {
+// A barrier over the fabric: an 8-byte flag write to every peer's mailbox (the
+// layout's last 16 bytes; contents ignored), then wait for every peer's.
+void fabric_barrier(accelerator_api& a, const Layout& L, int f) {
+  const int N = a.ranks(), r = a.rank();
+  const std::uint64_t box = L.total - 16;
+  for (int p = 1; p < N; ++p) a.post_write(mod(r + p, N), box, box + 8, 8, f);
+  a.wait_flag(f, static_cast<std::uint64_t>(N - 1));
+}
+constexpr int kOpenBarrier = 12, kCloseBarrier = 13;
+}  // namespace
+
 void run_collective(accelerator_api& a, const CollectiveSpec& s) {
   const Layout L = layout(s, a.ranks());
   if (s.op == Op::allreduce && s.algorithm == "nccl_shm" && a.host_rank() < 0)
@@ -673,6 +695,8 @@ void run_collective(accelerator_api& a, const CollectiveSpec& s) {
     throw std::out_of_range("collective needs " + std::to_string(L.total) + " B of memory, rank has " +
                             std::to_string(a.memory_bytes()));
   const std::uint64_t T = s.bytes;
+  const bool barriers = s.fabric_barriers && s.op == Op::allreduce && one_shot(s.algorithm);
+  if (barriers) fabric_barrier(a, L, kOpenBarrier);
   switch (s.op) {
     case Op::allreduce:
       if (s.algorithm == "ring") allreduce_ring(a, L, T, false);
@@ -701,6 +725,10 @@ void run_collective(accelerator_api& a, const CollectiveSpec& s) {
     case Op::alltoall: all_to_all(a, L, T, s.algorithm); break;
     case Op::broadcast: broadcast(a, L, T, s); break;
     case Op::sendrecv: send_recv(a, L, T, s.algorithm); break;
+  }
+  if (barriers) {
+    fabric_barrier(a, L, kCloseBarrier);
+    a.wait_all();
   }
 }
 

@@ -38,6 +38,13 @@ struct CollectiveSpec {
   /// positive multiple of 4 (the last chunk of T takes the remainder; a chunk
   /// larger than T means one chunk of T).
   std::uint64_t chunk_bytes = 256ull << 10;
+  /// One-shot AllReduce transports (pull, bulk_pull, full, payload_rsag,
+  /// bulk_push and their phased forms): open and close with a barrier of
+  /// 8-byte flag writes to every peer over the fabric (flags 12 and 13), as
+  /// GPU one-shot kernels do so that peers' buffers are ready before they are
+  /// read or written and free again after. Off: the zero-cost harness barrier
+  /// stands for both.
+  bool fabric_barriers = false;
 };
 
 /// Where a rank keeps its buffers (byte addresses in local memory).

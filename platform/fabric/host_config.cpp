@@ -330,6 +330,7 @@ HostRunConfig parse_host(config::Section root) {
     W.barrier_ps = w.time_ps("barrier", 1'000'000);
     W.chunk_bytes = w.bytes("chunk", W.chunk_bytes);
     if (W.chunk_bytes == 0 || W.chunk_bytes % 4) w.fail("chunk", "chunk must be a positive multiple of 4 B");
+    W.kernel_barriers = w.boolean("kernel_barriers", false);
     W.data = w.boolean("data", false);
     W.verify = w.boolean("verify", true);
     c.decode_mode = w.choice("mode", "transport", {"transport", "decode"}) == "decode";
@@ -416,6 +417,7 @@ HostRunConfig parse_host(config::Section root) {
     for (const auto& [t, b] : uses) {
       auto spec = sw::transport_spec(t, b, n);
       spec.chunk_bytes = c.workload.chunk_bytes;
+      spec.fabric_barriers = c.workload.kernel_barriers;
       const std::uint64_t need = sw::host_bytes(spec, n);
       if (need > H.host_memory_bytes)
         hm.fail("size", fmt::format("{} of {} B per GPU on {} GPUs stages {} B in host memory; the host has {} B", t, b, n,
@@ -475,7 +477,8 @@ nlohmann::ordered_json to_json(const HostRunConfig& c) {
                    {"size_bytes", W.size_bytes},
                    {"duration", W.duration_ps ? nlohmann::ordered_json(W.duration_ps / 1e9) : nlohmann::ordered_json("auto")},
                    {"min_duration_ms", W.min_duration_ps / 1e9}, {"ops", W.ops}, {"barrier_us", W.barrier_ps / 1e6},
-                   {"chunk_bytes", W.chunk_bytes}, {"data", W.data}, {"verify", W.verify}};
+                   {"chunk_bytes", W.chunk_bytes}, {"kernel_barriers", W.kernel_barriers}, {"data", W.data},
+                   {"verify", W.verify}};
   if (c.decode_mode) {
     const auto& D = c.decode;
     j["decode"] = {{"selection", sw::to_string(D.selection)}, {"allreduces", D.allreduces}, {"layers", D.layers},

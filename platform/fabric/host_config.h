@@ -59,6 +59,7 @@ struct HostWorkload {
   std::uint64_t ops = 0;               ///< > 0: exactly this many operations instead of a duration
   std::uint64_t barrier_ps = 0;        ///< cost of the cross-GPU start barrier (included in every operation)
   std::uint64_t chunk_bytes = 256 * 1024;  ///< bulk transports
+  bool kernel_barriers = false;        ///< one-shot transports open and close with a barrier of flag writes over PCIe
   bool data = false;                   ///< move real bytes (and verify) — slow for long cells
   bool verify = true;
 };

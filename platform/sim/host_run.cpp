@@ -78,7 +78,7 @@ std::uint64_t timed_op(models::accelerator_api& a, const sw::CollectiveSpec& spe
 
 void decode_program(models::accelerator_api& a, DecodeShared& sh, const fabric::DecodeSpec& D, const sw::Layout& L,
                     bool data, std::uint64_t max_rounds, std::uint64_t cell_ps, std::uint64_t barrier_ps, int N,
-                    std::uint64_t chunk, bool crossing) {
+                    std::uint64_t chunk, bool crossing, bool barriers) {
   const int rank = a.rank();
   if (data) {
     float* in = reinterpret_cast<float*>(a.memory() + L.in);
@@ -87,6 +87,7 @@ void decode_program(models::accelerator_api& a, DecodeShared& sh, const fabric::
   auto spec_of = [&](const std::string& t, std::uint64_t bytes) {
     auto s = sw::transport_spec(t, bytes, N);
     s.chunk_bytes = chunk;
+    s.fabric_barriers = barriers;
     return s;
   };
   // Selection, once, identically on every GPU.
@@ -175,6 +176,7 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
   const int N = static_cast<int>(W.group.size());
   sw::CollectiveSpec spec = sw::transport_spec(W.transport, W.size_bytes, N);
   spec.chunk_bytes = W.chunk_bytes;
+  spec.fabric_barriers = W.kernel_barriers;
   sw::Layout L = sw::layout(spec, N);
   // (host memory and RAM bounds are checked by parse_host)
   if (cfg.decode_mode) {
@@ -187,6 +189,7 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
       for (auto b : D.allreduces) {
         auto sp = sw::transport_spec(t, b, N);
         sp.chunk_bytes = W.chunk_bytes;
+        sp.fabric_barriers = W.kernel_barriers;
         const auto l = sw::layout(sp, N);
         if (l.total > L.total) L.total = l.total;
         if (l.in_bytes > L.in_bytes) L.in_bytes = l.in_bytes;
@@ -265,11 +268,12 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
   if (cfg.decode_mode) {
     const auto D = cfg.decode;
     const std::uint64_t chunk = W.chunk_bytes;
+    const bool barriers = W.kernel_barriers;
     dsh->transport.assign(D.allreduces.size(), "");
     for (int r = 0; r < N; ++r)
       acc[r]->set_program(
-          [dsh, D, L, data, max_ops, end_ps, barrier_ps, N, chunk, crossing](models::accelerator_api& a) {
-            decode_program(a, *dsh, D, L, data, max_ops, end_ps, barrier_ps, N, chunk, crossing);
+          [dsh, D, L, data, max_ops, end_ps, barrier_ps, N, chunk, crossing, barriers](models::accelerator_api& a) {
+            decode_program(a, *dsh, D, L, data, max_ops, end_ps, barrier_ps, N, chunk, crossing, barriers);
           },
           N);
   } else

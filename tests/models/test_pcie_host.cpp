@@ -97,3 +97,16 @@ TEST(PcieHost, MedianRaceInsideAWindowAvoidsPull) {
   ASSERT_TRUE(r.ok) << r.diagnosis;
   EXPECT_NE(r.json["decode"]["picks"], "81920B=pull");
 }
+
+// With kernel barriers the one-shot transports open and close with flag
+// writes over PCIe: still exact, and every operation pays at least one
+// cross-host-bridge flag latency more.
+TEST(PcieHost, KernelBarriersKeepResultsExactAndCostAFlagRoundTrip) {
+  const auto r = sim::run_host(frank2({"workload.transport=payload_rsag", "workload.data=true", "workload.ops=20",
+                                       "workload.kernel_barriers=true", "workload.size=16KiB"}));
+  ASSERT_TRUE(r.ok) << r.diagnosis;
+  EXPECT_TRUE(r.correct);
+  // Without barriers payload_rsag at 16 KiB on GPUs 0-3 takes 4.0 us (validation.md §5.2); a barrier
+  // needs a flag to cross two host bridges (> 1 us one way), twice.
+  EXPECT_GT(r.stats.mean_us, 4.0 + 2.0);
+}
