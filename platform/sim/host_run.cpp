@@ -416,7 +416,7 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
     return res;
   }
   res.summary = fmt::format(
-      "  {} ops in {:.3f} s simulated ({} GPUs x ops samples)\n"
+      "  {} ops in {:.3f} s simulated ({} samples: ops x GPUs)\n"
       "  per-GPU time per op: mean {:.2f} us  p50 {:.2f} us  p99 {:.2f} us  max {:.2f} us  ops > 1 ms: {}\n"
       "  group spans {} quadrant(s), a read target degraded {:.1f} % of the time (steady state); stalled reads {} ({:.1f} ms), ordering drains {}\n",
       S.ops, res.simulated_s, S.samples, S.mean_us, S.p50_us, S.p99_us, S.max_us, S.ops_over_1ms, uq.size(),
