@@ -10,7 +10,10 @@
 //      write burst toward a different fabric destination (quadrant) than the
 //      previous one waits until every earlier write of that source has been
 //      acknowledged by its destination (a drain), and later bursts of the
-//      source queue behind it (head of line).
+//      source queue behind it (head of line); a fan-out detector charges the
+//      destination changes inside bursts when a GPU interleaves several
+//      quadrants at once (WriteOrderingParams).
+// Calibration and what is not modelled: docs/models/pcie.md.
 // Plain C++, no SystemC: the fabric kernel drives it through TimingCore.
 #include <cstdint>
 #include <string>
