@@ -187,29 +187,10 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
     for (int r = 0; r < N; ++r) trace->name_thread(1, r, rank_names[r]);
     trace_dma_operations(*kernel, *trace, rank_names);
   }
-  std::unique_ptr<ProgressLine> line;
-  if (progress)
-    line = std::make_unique<ProgressLine>(*kernel, [](std::uint64_t sim_ps, std::uint64_t done) {
-      return fmt::format("{:.1f} us simulated, {} transfers done", sim_ps / 1e6, done);
-    });
-  auto end_line = [&] {
-    if (line) line->finish();
-  };
-  tlm::tlm_global_quantum::instance().set(sc_core::sc_time(1, sc_core::SC_US));
-  try {
-    sc_core::sc_start();
-  } catch (const sc_core::sc_report& e) {
-    end_line();
-    res.ok = false;
-    res.diagnosis = e.what();
-    return res;
-  } catch (const std::exception& e) {
-    end_line();
-    res.ok = false;
-    res.diagnosis = e.what();
-    return res;
-  }
-  end_line();
+  res.diagnosis = simulate(*kernel, progress, [](std::uint64_t sim_ps, std::uint64_t done) {
+    return fmt::format("{:.1f} us simulated, {} transfers done", sim_ps / 1e6, done);
+  });
+  if (!res.diagnosis.empty()) return res;
   res.link_down = kernel->link_down();
   for (int r = 0; r < N && res.link_down.empty(); ++r)
     if (!acc[r]->done()) {

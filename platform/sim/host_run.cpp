@@ -319,27 +319,10 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
       }
     }
   }
-  std::unique_ptr<ProgressLine> line;
-  if (progress)
-    line = std::make_unique<ProgressLine>(*kernel, [end_ps](std::uint64_t sim_ps, std::uint64_t done) {
-      return fmt::format("{:.3f} of {:.3f} s simulated, {} transfers done", sim_ps / 1e12, end_ps / 1e12, done);
-    });
-  auto end_line = [&] {
-    if (line) line->finish();
-  };
-  tlm::tlm_global_quantum::instance().set(sc_core::sc_time(1, sc_core::SC_US));
-  try {
-    sc_core::sc_start();
-  } catch (const sc_core::sc_report& e) {
-    end_line();
-    res.diagnosis = e.what();
-    return res;
-  } catch (const std::exception& e) {
-    end_line();
-    res.diagnosis = e.what();
-    return res;
-  }
-  end_line();
+  res.diagnosis = simulate(*kernel, progress, [end_ps](std::uint64_t sim_ps, std::uint64_t done) {
+    return fmt::format("{:.3f} of {:.3f} s simulated, {} transfers done", sim_ps / 1e12, end_ps / 1e12, done);
+  });
+  if (!res.diagnosis.empty()) return res;
   for (int r = 0; r < N; ++r)
     if (!acc[r]->done()) {
       res.diagnosis = fmt::format("{} did not finish: waits for {}", acc[r]->name(), acc[r]->waiting_for());
@@ -384,7 +367,11 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
               {"max_us", S.max_us},
               {"ops_over_1ms", S.ops_over_1ms},
               {"stalled_reads", st.stalled_reads},
-              {"drains", st.drains}};
+              {"drains", st.drains},
+              // Decode-only columns, present in every row so a study may ask for them.
+              {"selection", "none"},
+              {"picks", ""},
+              {"round_us", nullptr}};
   if (cfg.decode_mode) {
     const double compute_us = static_cast<double>(cfg.decode.layers) * static_cast<double>(cfg.decode.allreduces.size()) *
                               static_cast<double>(cfg.decode.compute_ps) / 1e6;
