@@ -2,8 +2,9 @@
 // SystemC side of a PCIe host (docs/models/pcie.md): host memory as a TLM
 // target the fabric kernel lands writes in and reads from, and the structural
 // modules of the host tree (switch partitions, host bridges, IO-die
-// quadrants, the data fabric). Their timing lives in pcie::PcieEngine, which
-// the fabric kernel drives; no TLM transaction crosses them per TLP.
+// quadrants, the data fabric). Their timing lives in the components of
+// models/pcie/core/ (HostBridge, IoQuadrant, ...), which pcie::PcieEngine
+// schedules and the fabric kernel drives; no TLM transaction crosses them per TLP.
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>

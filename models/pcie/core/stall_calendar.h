@@ -1,7 +1,7 @@
 #pragma once
 // Mechanism A of host-bridge.md §2: periodic read-stall windows of IO-die
-// quadrants (NBIOs). Plain C++, no SystemC; the PCIe models (issue 4, in
-// progress) will consult it for cross-quadrant peer reads.
+// quadrants (NBIOs). Plain C++, no SystemC; the IoQuadrant component
+// (io_quadrant.h) consults it for cross-quadrant peer reads.
 #include <cstdint>
 #include <string>
 #include <vector>
