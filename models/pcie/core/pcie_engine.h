@@ -70,6 +70,8 @@ struct PcieStats {
 class PcieEngine : public fabric_core::TimingCore, public common::StatsSource {
  public:
   PcieEngine(std::vector<PcieNode> nodes, const PcieEngineParams& p, std::uint64_t seed);
+  PcieEngine(const PcieEngine&) = delete;  // components hold references to the queue and transfer table
+  PcieEngine& operator=(const PcieEngine&) = delete;
 
   std::uint64_t post(int src_rank, int dst_rank, std::uint64_t bytes, ps_t t_ps, std::uint64_t cookie,
                      TransferKind kind = TransferKind::write) override;
