@@ -23,6 +23,7 @@ struct Bench {
     for (auto* r : {&to1, &to2}) {
       r->order_idx = 0;
       r->accept_idx = 1;
+      r->order_to_accept_ps = 2 * kLat;  // as PcieRouter computes it
     }
     to1.hops = {&a1, &b1};
     to1.dest_key = 1;

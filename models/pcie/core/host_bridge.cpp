@@ -65,9 +65,7 @@ void HostBridge::release(int local, ps_t t) {
       if (link::to_unit(link::key_hash(seed_, 0x0f0e0000ull + static_cast<std::uint64_t>(O.ep), O.switches_drawn++, 0,
                                        0x71)) * k < k - 1)
         ++switches;
-    ps_t rtt = w.ack_latency_ps;
-    for (int i = P.order_idx; i <= P.accept_idx; ++i) rtt += P.hops[i]->latency_ps;
-    hold = switches * rtt;
+    hold = switches * (w.ack_latency_ps + P.order_to_accept_ps);
     stats_.interleaved_switches += switches;
   }
   ps_t head = t + hold, tail = std::max(h.tail, t + hold), accept = t;

@@ -75,6 +75,8 @@ void PcieRouter::build(Entry& E, int se, int de) {
   for (auto* h : P.hops)
     if (!h) throw std::logic_error("PcieRouter: a link of the route is not bound");
   if (P.accept_idx < 0) P.accept_idx = static_cast<int>(P.hops.size()) - 1;
+  if (P.order_idx >= 0)
+    for (int i = P.order_idx; i <= P.accept_idx; ++i) P.order_to_accept_ps += P.hops[i]->latency_ps;
   const int dq = nodes_[ep_node_[de]].quadrant;
   P.dest_key = dq >= 0 ? dq : -2;
   E.built = true;
