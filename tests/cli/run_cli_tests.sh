@@ -542,5 +542,47 @@ check "sweep whose points all end in terminal failures: tables written, no avera
 check "a switched-pod fabric run is byte-identical when repeated (result.json, collectives.csv, links.csv)" t_fabric_determinism
 check "run --trace writes a Perfetto/Chrome trace with one span per transmission" t_trace
 
+# ------------------------------------------- values a user can trust ---
+# Node kinds, node ids, sizes and memory that `run` cannot build are rejected
+# at load by `check` and `run` alike (exit 2, file:line:key, nothing written);
+# values beyond the documented limits likewise; a link that went down leaves
+# `correct` "not checked".
+t_foreign_node_kind() {
+  write_tiny foreign.yaml 's/kind: ualink-switch/kind: host-bridge/'
+  fs check "$FX/foreign.yaml" --dot "$RES/foreign.dot"
+  expect_bad_input "$RES/foreign.dot" "foreign.yaml:7:" "nodes[2].kind" "host-bridge"
+  fs run "$FX/foreign.yaml" --out "$RES/foreign"
+  expect_bad_input "$RES/foreign" "foreign.yaml:7:" "nodes[2].kind" "host-bridge"
+}
+t_node_id_chars() {
+  local id name k=0
+  for id in 'acc 1' 'acc,1' 'acc.1'; do
+    name="id$((++k)).yaml"
+    write_tiny "$name" "s/id: acc1,/id: \"$id\",/; s/a: acc1.0,/a: \"$id.0\",/"
+    fs check "$FX/$name" --dot "$RES/idc.dot"
+    expect_bad_input "$RES/idc.dot" "$name:6:" "nodes[1].id" "'$id'"
+    fs run "$FX/$name" --out "$RES/idc"
+    expect_bad_input "$RES/idc" "$name:6:" "nodes[1].id" "'$id'"
+  done
+}
+t_size_4gib() {
+  fs run "$ROOT/topologies/ring8.yaml" --set workload.size=4GiB --set workload.data=false --out "$RES/s4g"
+  expect_bad_input "$RES/s4g" "--set workload.size" "4 GiB"
+  fs check "$ROOT/topologies/ring8.yaml" --set workload.size=4GiB --dot "$RES/s4g.dot"
+  expect_bad_input "$RES/s4g.dot" "--set workload.size" "4 GiB"
+}
+t_memory_estimate() {
+  # 1,024 accelerators x 3 GiB of buffers each: no test machine holds that.
+  fs check "$ROOT/topologies/ualink-pod-1024.yaml" --set workload.data=true --set workload.size=1GiB --dot "$RES/mem.dot"
+  expect_bad_input "$RES/mem.dot" "workload.size" "GiB of accelerator memory" "workload.data: false"
+  fs run "$ROOT/topologies/ualink-pod-1024.yaml" --set workload.data=true --set workload.size=1GiB --out "$RES/mem"
+  expect_bad_input "$RES/mem" "workload.size" "GiB of accelerator memory" "workload.data: false"
+}
+check "explicit fabric, host-bridge node: check and run exit 2, file:line, nodes[2].kind" t_foreign_node_kind
+check "explicit fabric, node ids with a space, comma or dot: exit 2, file:line, nodes[1].id" t_node_id_chars
+check "UALink fabric, workload.size of 4 GiB: check and run exit 2 naming workload.size" t_size_4gib
+check "real data that cannot fit in memory: exit 2 with the estimate and the hint workload.data: false" t_memory_estimate
+# ----------------------------------------- end values a user can trust ---
+
 echo "$passed passed, $failed failed"
 ((failed == 0))
