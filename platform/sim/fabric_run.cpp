@@ -59,9 +59,12 @@ namespace {
 const char* redop(sw::Op op) {
   return op == sw::Op::allreduce || op == sw::Op::reduce_scatter ? "sum" : "none";
 }
-// "true", "false", or "n/a" when nothing was checked (timing only, verify off).
+// "true", "false", "n/a" when there is nothing to check (timing only, verify
+// off), or "not checked" when a link went down and the collective did not
+// complete (its output is unfinished, not wrong).
 const char* correct_text(const fabric::FabricRunConfig& c, const CollectiveRow& r) {
   if (!c.workload.data || !c.workload.verify) return "n/a";
+  if (!r.completed) return "not checked";
   return r.correct ? "true" : "false";
 }
 }  // namespace
@@ -252,6 +255,7 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   CollectiveRow& row = res.row;
   row.size_bytes = spec.bytes;
   row.count = spec.bytes / 4;
+  row.completed = completed;
   if (completed) {
     row.time_us = sum_us / iters;
     row.algbw_GBps = static_cast<double>(spec.bytes) / (row.time_us * 1e-6) / 1e9;
@@ -324,8 +328,9 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
                      {"time_us", num(row.time_us)},
                      {"algbw_GBps", num(row.algbw_GBps)},
                      {"busbw_GBps", num(row.busbw_GBps)},
-                     {"correct", std::string(correct_text(cfg, row)) == "n/a" ? nlohmann::ordered_json("not checked")
-                                                                              : nlohmann::ordered_json(row.correct)},
+                     {"correct", row.completed && cfg.workload.data && cfg.workload.verify
+                                     ? nlohmann::ordered_json(row.correct)
+                                     : nlohmann::ordered_json("not checked")},
                      {"iterations", iters}};
   j["fabric"] = {{"transmissions", tx},
                  {"replayed_flits", res.replayed_flits},

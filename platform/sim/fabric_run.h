@@ -22,7 +22,8 @@ struct CollectiveRow {
   double time_us = 0;            ///< mean over iterations, start barrier to last rank's end
   double algbw_GBps = 0;         ///< GB/s = size / time
   double busbw_GBps = 0;         ///< algbw x busbw factor
-  bool correct = false;
+  bool correct = false;          ///< every output element as expected (meaningful only if completed and checked)
+  bool completed = true;         ///< false when a link went down: no time, correctness "not checked"
 };
 
 struct FabricRunResult {

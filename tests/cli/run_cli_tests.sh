@@ -578,6 +578,33 @@ t_memory_estimate() {
   fs run "$ROOT/topologies/ualink-pod-1024.yaml" --set workload.data=true --set workload.size=1GiB --out "$RES/mem"
   expect_bad_input "$RES/mem" "workload.size" "GiB of accelerator memory" "workload.data: false"
 }
+t_link_down_not_checked() {
+  # Every flit fails: the link goes down, a result (exit 0) without goodput and without a verdict.
+  local down=(--set link.retry_limit=3 --set link.channel.error_good=1 --set link.channel.error_bad=1
+    --set link.channel.magnitude_good=30 --set link.channel.magnitude_bad=30)
+  fs run "$TOPO" --set traffic.flits=$FLITS "${down[@]}" --out "$RES/ld"
+  [[ $rc -eq 0 ]] || { note "link-pair link down: exit $rc"; show_output; return; }
+  grep -q "link went down" "$OUT" || { note "summary does not say the link went down"; show_output; }
+  grep -qi "goodput [0-9]" "$OUT" && { note "summary prints a goodput for a link that went down"; show_output; }
+  python3 - "$RES/ld/result.json" <<'PY' || note "result.json metrics carry a goodput for a link that went down"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["metrics"]["goodput_gbps"] is None and j["row"]["goodput_gbps"] is None, j["metrics"]
+PY
+  local ring=(--set workload.size=64KiB --set defaults.link.retry_limit=3 --set defaults.link.channel.error_good=1
+    --set defaults.link.channel.error_bad=1 --set defaults.link.channel.magnitude_good=30
+    --set defaults.link.channel.magnitude_bad=30)
+  fs run "$ROOT/topologies/ring8.yaml" "${ring[@]}" --out "$RES/ldr"
+  [[ $rc -eq 0 ]] || { note "ring link down: exit $rc"; show_output; return; }
+  [[ $(tail -n 1 "$RES/ldr/collectives.csv") == *",not checked" ]] || note "collectives.csv correct is not 'not checked'"
+  python3 - "$RES/ldr/result.json" <<'PY' || note "result.json collective.correct is not 'not checked'"
+import json, sys
+assert json.load(open(sys.argv[1]))["collective"]["correct"] == "not checked"
+PY
+  grep -q "not checked" "$OUT" || { note "summary line does not say 'not checked'"; show_output; }
+  grep -qw "false" "$OUT" && { note "summary line says false"; show_output; }
+}
+check "a link that went down: correct 'not checked' (CSV, JSON, summary); link-pair summary prints no goodput" t_link_down_not_checked
 check "explicit fabric, host-bridge node: check and run exit 2, file:line, nodes[2].kind" t_foreign_node_kind
 check "explicit fabric, node ids with a space, comma or dot: exit 2, file:line, nodes[1].id" t_node_id_chars
 check "UALink fabric, workload.size of 4 GiB: check and run exit 2 naming workload.size" t_size_4gib
