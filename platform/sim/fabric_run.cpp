@@ -206,7 +206,7 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
           for (int it = 0; it < iters; ++it) {
             if (data) {
               float* in = reinterpret_cast<float*>(a.memory() + L.in);
-              for (std::uint64_t i = 0; i < L.in_bytes / 4; ++i) in[i] = sw::input_value(rank, i);
+              for (std::uint64_t i = 0; i < L.in_bytes / 4; ++i) in[i] = sw::input_value(spec.op, rank, i);
             }
             a.barrier();
             a.reset_flags();

@@ -604,6 +604,21 @@ PY
   grep -q "not checked" "$OUT" || { note "summary line does not say 'not checked'"; show_output; }
   grep -qw "false" "$OUT" && { note "summary line says false"; show_output; }
 }
+t_alias_bomb() {
+  # Nine levels of ten aliases (10^9 paths, under 1 KB): rejected at once, not after minutes.
+  local f="$FX/bomb.yaml" l k
+  { echo "fabric: {kind: ring}"; echo "a0: &a0 [x]"
+    for l in 1 2 3 4 5 6 7 8 9; do
+      printf 'a%d: &a%d [*a%d' "$l" "$l" $((l - 1))
+      for k in 2 3 4 5 6 7 8 9 10; do printf ', *a%d' $((l - 1)); done
+      echo "]"
+    done; } >"$f"
+  local start=$SECONDS
+  TMO=20 fs check "$f" --dot "$RES/bomb.dot"
+  expect_bad_input "$RES/bomb.dot" "bomb.yaml:2:1:" "key 'a0': unknown key"
+  ((SECONDS - start < 10)) || note "check took $((SECONDS - start)) s"
+}
+check "YAML alias bomb (nine levels of ten aliases): check rejects it at once" t_alias_bomb
 check "a link that went down: correct 'not checked' (CSV, JSON, summary); link-pair summary prints no goodput" t_link_down_not_checked
 check "explicit fabric, host-bridge node: check and run exit 2, file:line, nodes[2].kind" t_foreign_node_kind
 check "explicit fabric, node ids with a space, comma or dot: exit 2, file:line, nodes[1].id" t_node_id_chars
