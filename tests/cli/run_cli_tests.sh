@@ -618,6 +618,23 @@ t_alias_bomb() {
   expect_bad_input "$RES/bomb.dot" "bomb.yaml:2:1:" "key 'a0': unknown key"
   ((SECONDS - start < 10)) || note "check took $((SECONDS - start)) s"
 }
+t_value_limits() {
+  # Rates that overflowed the integer-picosecond conversion (exit 0, a made-up goodput) are bad input.
+  local r f
+  for r in 1e-21b/s 1e30Gb/s; do
+    f="rate$((++nrate)).yaml"
+    derive "$f" "s|^  forward_rate: 400Gb/s|  forward_rate: $r|" '^  forward_rate:' || return
+    fs run "$FX/$f" --set traffic.flits=$FLITS --out "$RES/rate"
+    expect_bad_input "$RES/rate" "$f:$line:" "key 'link.forward_rate'" "outside the limits"
+  done
+  sed -e 's|reduce_rate: 2TB/s |reduce_rate: 1e-21b/s|' "$ROOT/topologies/ring8.yaml" >"$FX/reduce.yaml"
+  fs check "$FX/reduce.yaml" --dot "$RES/reduce.dot"
+  expect_bad_input "$RES/reduce.dot" "reduce.yaml:13:" "key 'defaults.accelerator.reduce_rate'" "outside the limits"
+  fs run "$TOPO" --set link.flit=16B --set link.forward_rate=1000Tb/s --out "$RES/rate0"
+  expect_bad_input "$RES/rate0" "--set link.forward_rate" "wire time must lie in [1 ps, 1e17 ps]"
+}
+nrate=0
+check "rates outside [1 Mb/s, 1 Pb/s] and flits whose wire time rounds to 0 ps: exit 2, file:line, key" t_value_limits
 check "YAML alias bomb (nine levels of ten aliases): check rejects it at once" t_alias_bomb
 check "a link that went down: correct 'not checked' (CSV, JSON, summary); link-pair summary prints no goodput" t_link_down_not_checked
 check "explicit fabric, host-bridge node: check and run exit 2, file:line, nodes[2].kind" t_foreign_node_kind

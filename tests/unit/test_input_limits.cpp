@@ -4,13 +4,19 @@
 // at any rank count.
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "models/link/core/types.h"
+#include "platform/config/link_config.h"
+#include "platform/config/units.h"
 #include "platform/config/yaml_config.h"
 #include "platform/fabric/fabric_config.h"
 #include "sw/collectives.h"
@@ -41,15 +47,20 @@ class TempDir {
   fs::path dir_;
 };
 
-// The error message of loading `path` (with `sets`) as a UALink fabric, or "" if it loads.
-std::string fabric_error(const std::string& path, const std::vector<std::string>& sets = {}) {
+// The error message of loading `path` (with `sets`) as a UALink fabric (or a
+// link-pair experiment), or "" if it loads.
+std::string fabric_error_of(const std::string& path, const std::vector<std::string>& sets, bool link_pair) {
   try {
     const auto doc = config::load_with_overrides(path, sets);
-    fabric::parse_fabric(config::root_section(doc));
+    if (link_pair) config::parse_link_experiment(config::root_section(doc));
+    else fabric::parse_fabric(config::root_section(doc));
   } catch (const config::ConfigError& e) {
     return e.what();
   }
   return "";
+}
+std::string fabric_error(const std::string& path, const std::vector<std::string>& sets = {}) {
+  return fabric_error_of(path, sets, false);
 }
 
 // `levels` levels of `fanout` aliases each under key a<levels>: fanout^levels
@@ -196,4 +207,65 @@ TEST(ExactReduction, MovedDataStillNamesItsRank) {
   for (const auto op : {sw::Op::allgather, sw::Op::alltoall, sw::Op::broadcast, sw::Op::sendrecv})
     for (std::uint64_t i : {0ull, 5ull, 12ull})
       for (int r = 1; r < 4096; r += 97) EXPECT_NE(sw::input_value(op, r, i), sw::input_value(op, r - 1, i));
+}
+
+// ---------------------------------------------------------------------------
+// value limits (docs/user-guide.md, "Value limits") and checked conversions
+
+TEST(ValueLimits, RatesOutsideOneMbpsToOnePbpsAreRejected) {
+  using config::parse_rate_bps;
+  // Before: 1e-21 b/s gave an infinite wire time cast to an integer (undefined
+  // behaviour, the same goodput as 1e30 Gb/s), with exit 0.
+  for (const char* bad : {"1e-21b/s", "999999b/s", "1e30Gb/s", "1001Tb/s", "126TB/s"})
+    EXPECT_THROW(parse_rate_bps(bad), config::UnitError) << bad;
+  EXPECT_DOUBLE_EQ(parse_rate_bps("1Mb/s"), 1e6);
+  EXPECT_DOUBLE_EQ(parse_rate_bps("1000Tb/s"), 1e15);
+  EXPECT_DOUBLE_EQ(parse_rate_bps("125TB/s"), 1e15);
+}
+
+TEST(ValueLimits, TimesAndSizesHaveUpperLimits) {
+  EXPECT_EQ(config::parse_time_ps("100000s"), 100'000'000'000'000'000ull);
+  EXPECT_THROW(config::parse_time_ps("100001s"), config::UnitError);
+  EXPECT_THROW(config::parse_time_ps("1e7s"), config::UnitError);
+  EXPECT_EQ(config::parse_bytes("1048576GiB"), 1ull << 50);
+  EXPECT_THROW(config::parse_bytes("1048577GiB"), config::UnitError);
+  EXPECT_THROW(config::parse_bytes("1e19B"), config::UnitError);
+}
+
+TEST(ValueLimits, CheckedPicosecondConversion) {
+  EXPECT_EQ(link::checked_ps(1234.4), 1234u);
+  EXPECT_EQ(link::checked_ps(1234.5), 1235u);
+  EXPECT_EQ(link::wire_time_ps(640, 400e9), 12800u);
+  EXPECT_EQ(link::wire_time_ps(680, 400e9), 13600u);
+  for (const double bad : {-1.0, 1e19, std::numeric_limits<double>::infinity(), std::nan("")})
+    EXPECT_THROW(link::checked_ps(bad), std::range_error) << bad;
+  EXPECT_THROW(link::wire_time_ps(640, 0.0), std::range_error);  // infinite
+}
+
+namespace {
+std::string link_pair_error(const std::vector<std::string>& sets) {
+  return fabric_error_of(std::string(FABRICSIM_SOURCE_DIR) + "/topologies/link-primary.yaml", sets, true);
+}
+}  // namespace
+
+TEST(ValueLimits, LinkRatesAreCheckedWhereTheyAreRead) {
+  const std::string m = link_pair_error({"link.forward_rate=1e-21b/s"});
+  EXPECT_NE(m.find("--set link.forward_rate: rate '1e-21b/s' outside the limits"), std::string::npos) << m;
+  // In range, but a 16 B flit would take 0.128 ps: rounds to 0.
+  const std::string z = link_pair_error({"link.flit=16B", "link.forward_rate=1000Tb/s"});
+  EXPECT_NE(z.find("--set link.forward_rate"), std::string::npos) << z;
+  EXPECT_NE(z.find("wire time must lie in [1 ps, 1e17 ps]"), std::string::npos) << z;
+  const std::string c = link_pair_error({"link.control_flit=1B", "link.reverse_rate=1000Tb/s"});
+  EXPECT_NE(c.find("--set link.reverse_rate"), std::string::npos) << c;
+  // 2^32 flits one second apart: the last would be offered past the time limit.
+  const std::string t = link_pair_error({"traffic.flits=4294967296", "traffic.period=1s"});
+  EXPECT_NE(t.find("--set traffic.period"), std::string::npos) << t;
+  EXPECT_EQ(link_pair_error({"traffic.flits=1000", "traffic.period=1s"}), "");
+}
+
+TEST(ValueLimits, TinyReduceRateIsRejectedAtLoad) {
+  const std::string ring8 = std::string(FABRICSIM_SOURCE_DIR) + "/topologies/ring8.yaml";
+  const std::string m = fabric_error(ring8, {"defaults.accelerator.reduce_rate=1e-21b/s"});
+  EXPECT_NE(m.find("--set defaults.accelerator.reduce_rate: rate '1e-21b/s' outside the limits"), std::string::npos)
+      << m;
 }

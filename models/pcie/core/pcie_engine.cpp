@@ -10,7 +10,7 @@ namespace fabricsim::pcie {
 
 namespace {
 ps_t ser(double ps_per_byte, std::uint64_t bytes) {
-  return static_cast<ps_t>(ps_per_byte * static_cast<double>(bytes) + 0.5);
+  return link::checked_ps(ps_per_byte * static_cast<double>(bytes), "serialization time");
 }
 }  // namespace
 
