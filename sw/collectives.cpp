@@ -744,19 +744,43 @@ double busbw_factor(Op op, int N) {
   return 1.0;
 }
 
-float input_value(int rank, std::uint64_t i) { return static_cast<float>((rank + 1) * ((i % 13) + 1)); }
+namespace {
+// Reduction inputs are 1 + (rank + i) mod kReduceModulus: every partial sum of
+// up to 65,536 ranks (the largest fabric) is an integer of at most 251 x 2^16
+// < 2^24, exactly representable in float32, so any summation order gives the
+// exact sum (collectives.md, "Correctness").
+constexpr std::uint64_t kReduceModulus = 251;
+
+// sum over t in [0, b) of (1 + (s + t) mod M), for s < M and b <= M.
+std::uint64_t cyclic_run(std::uint64_t s, std::uint64_t b) {
+  const std::uint64_t M = kReduceModulus;
+  if (s + b <= M) return b * (2 * s + b + 1) / 2;  // s+1 .. s+b
+  const std::uint64_t wrap = b - (M - s);           // then 1 .. wrap
+  return (M * (M + 1) - s * (s + 1)) / 2 + wrap * (wrap + 1) / 2;
+}
+
+// sum over q in [0, N) of 1 + (q + i) mod M.
+std::uint64_t reduction_sum(int N, std::uint64_t i) {
+  const std::uint64_t M = kReduceModulus, n = static_cast<std::uint64_t>(N);
+  return (n / M) * (M * (M + 1) / 2) + cyclic_run(i % M, n % M);
+}
+}  // namespace
+
+float input_value(Op op, int rank, std::uint64_t i) {
+  if (op == Op::allreduce || op == Op::reduce_scatter)
+    return static_cast<float>(1 + (static_cast<std::uint64_t>(rank) + i) % kReduceModulus);
+  return static_cast<float>((rank + 1) * ((i % 13) + 1));  // <= 65536 x 13 < 2^24: exact
+}
 
 float expected_value(const CollectiveSpec& s, int N, int r, std::uint64_t i) {
   const std::uint64_t C = s.bytes / 4 / N;  // elements per chunk
   switch (s.op) {
-    // sum over q of (q + 1) x m = m N (N + 1) / 2: exact in float32 while < 2^24.
-    case Op::allreduce: return static_cast<float>((i % 13 + 1) * static_cast<std::uint64_t>(N) * (N + 1) / 2);
-    case Op::reduce_scatter:
-      return static_cast<float>(((r * C + i) % 13 + 1) * static_cast<std::uint64_t>(N) * (N + 1) / 2);
-    case Op::allgather: return input_value(static_cast<int>(i / C), i % C);
-    case Op::alltoall: return input_value(static_cast<int>(i / C), r * C + i % C);
-    case Op::broadcast: return input_value(s.root, i);
-    case Op::sendrecv: return input_value(mod(r - 1, N), i);
+    case Op::allreduce: return static_cast<float>(reduction_sum(N, i));
+    case Op::reduce_scatter: return static_cast<float>(reduction_sum(N, r * C + i));
+    case Op::allgather: return input_value(s.op, static_cast<int>(i / C), i % C);
+    case Op::alltoall: return input_value(s.op, static_cast<int>(i / C), r * C + i % C);
+    case Op::broadcast: return input_value(s.op, s.root, i);
+    case Op::sendrecv: return input_value(s.op, mod(r - 1, N), i);
   }
   return 0;
 }

@@ -78,8 +78,13 @@ void run_collective(models::accelerator_api& acc, const CollectiveSpec& spec);
 /// AllGather and AllToAll (N-1)/N, Broadcast and SendRecv 1 (collectives.md §4).
 double busbw_factor(Op op, int ranks);
 
-/// Deterministic float32 input of rank r (small integers, so sums are exact).
-float input_value(int rank, std::uint64_t index);
+/// Deterministic float32 input element `index` of rank r for collective `op`.
+/// AllReduce and ReduceScatter: 1 + (r + index) mod 251, so that every partial
+/// sum over up to 65,536 ranks stays an integer below 2^24 and is exact in
+/// float32 in any summation order (the check is exact by construction).
+/// Other collectives only move data: (r + 1) x (index mod 13 + 1), distinct
+/// for every rank.
+float input_value(Op op, int rank, std::uint64_t index);
 /// Expected output element `index` of rank r for `spec` on N ranks (SendRecv:
 /// the input of rank (r - 1) mod N).
 float expected_value(const CollectiveSpec& spec, int ranks, int rank, std::uint64_t index);

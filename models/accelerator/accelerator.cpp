@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "models/fabric/dma_ext.h"
+#include "models/link/core/types.h"
 
 namespace fabricsim::models {
 
@@ -129,7 +130,7 @@ void accelerator::reduce_f32(std::uint64_t dst_addr, std::uint64_t src_addr, std
     const float* s = reinterpret_cast<const float*>(memory_.data() + src_addr);
     for (std::uint64_t i = 0; i < count; ++i) d[i] += s[i];
   }
-  compute(static_cast<std::uint64_t>(static_cast<double>(bytes) / p_.reduce_rate_bytes_per_s * 1e12 + 0.5));
+  compute(link::checked_ps(static_cast<double>(bytes) / p_.reduce_rate_bytes_per_s * 1e12, "reduction time"));
 }
 
 void accelerator::compute(std::uint64_t ps) {

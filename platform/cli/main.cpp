@@ -179,14 +179,21 @@ int cmd_run(const RunArgs& a) {
   if (!a.quiet) {
     const auto& m = r.metrics;
     const auto& l = r.json["link"];
-    std::cout << fmt::format(
-        "  goodput {:.2f} Gb/s   P99 latency {:.2f} us   delivered {} flits (order violations {}, missing {})\n"
+    // A link that went down delivered part of the stream: no goodput or P99 to report.
+    const bool down = l.contains("diagnosis");
+    const std::string head =
+        down ? fmt::format("  no goodput or P99 latency (the link went down before the stream completed)   delivered {} of {} flits",
+                           m.delivered_flits, cfg.traffic.flits)
+             : fmt::format("  goodput {:.2f} Gb/s   P99 latency {:.2f} us   delivered {} flits", m.goodput_gbps, m.p99_us,
+                           m.delivered_flits);
+    std::cout << head << fmt::format(
+        " (order violations {}, missing {})\n"
         "  replayed {} flits   FEC {:.1f} KiB   reverse control {:.1f} KiB   terminal failures {}\n"
         "  first-attempt raw errors {}   mean exposed suffix {:.1f} flits   admission stall {:.0f} ns (window) "
         "{:.0f} ns (replay)\n"
         "  channel estimate a={:.5f} b={:.5f} (injected {} / {}) over {} steps\n"
         "  wrote {}\n",
-        m.goodput_gbps, m.p99_us, m.delivered_flits, r.json["sink"]["order_violations"].get<std::uint64_t>(),
+        r.json["sink"]["order_violations"].get<std::uint64_t>(),
         r.json["sink"]["missing"].get<std::uint64_t>(), m.replayed_flits, m.fec_bytes / 1024.0,
         m.control_bytes / 1024.0, m.terminal_failures, m.first_attempt_errors,
         l["mean_exposed_suffix_flits"].get<double>(), l["admission_stall_window_ns"].get<double>(),

@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "platform/config/units.h"
+
 namespace fabricsim::config {
 
 using link::LinkSemantics;
@@ -96,6 +98,26 @@ link::LinkConfig parse_link_overlay(Section s, const link::LinkConfig& base) {
     s.list("fec_profiles");
   }
 
+  // Serialization times in integer ps: every flit (with each profile's FEC
+  // overhead) and every control flit must take between 1 ps and the time limit
+  // on its serializer, or the timing would round to 0 or overflow.
+  {
+    const auto wire_ps = [](double bytes, double bps) { return bytes * 8.0 / bps * 1e12; };
+    for (const auto& p : c.fec_menu) {
+      const double w = wire_ps(c.flit_bytes * (1.0 + p.overhead), c.forward_rate_bps);
+      if (w < 1.0 || w > kMaxTimePs)
+        s.fail(s.has("forward_rate") || !s.has("flit") ? "forward_rate" : "flit",
+               fmt::format("a {} B flit with profile {} takes {:g} ps at {:g} b/s: a flit's wire time must lie in "
+                           "[1 ps, 1e17 ps]",
+                           c.flit_bytes, p.name, w, c.forward_rate_bps));
+    }
+    const double w = wire_ps(c.control_flit_bytes, c.reverse_rate_bps);
+    if (w < 1.0 || w > kMaxTimePs)
+      s.fail(s.has("reverse_rate") || !s.has("control_flit") ? "reverse_rate" : "control_flit",
+             fmt::format("a {} B control flit takes {:g} ps at {:g} b/s: its wire time must lie in [1 ps, 1e17 ps]",
+                         c.control_flit_bytes, w, c.reverse_rate_bps));
+  }
+
   Section ch = s.child_or_empty("channel");
   ch.choice("model", "gilbert-elliott", {"gilbert-elliott"});
   c.channel.a = ch.probability("p_good_to_bad", c.channel.a);
@@ -156,6 +178,14 @@ LinkExperimentConfig parse_link_experiment(Section root) {
   e.traffic.flits = t.integer("flits", e.traffic.flits, 1, 1ULL << 32);
   e.traffic.message_flits = t.integer("message_flits", e.traffic.message_flits, 1, 1ULL << 24);
   e.traffic.start_ps = t.time_ps("start", e.traffic.start_ps);
+  // The last flit is offered at start + (flits - 1) x period, in integer ps.
+  const long double last = static_cast<long double>(e.traffic.start_ps) +
+                           static_cast<long double>(e.traffic.flits - 1) * e.traffic.period_ps;
+  if (last > kMaxTimePs)
+    t.fail(t.has("period") ? "period" : "flits",
+           fmt::format("the last of {} flits every {} ps would be offered at {:g} ps, beyond the time limit of 1e17 ps "
+                       "(100000 s)",
+                       e.traffic.flits, e.traffic.period_ps, static_cast<double>(last)));
   t.finish();
 
   Section r = root.child_or_empty("run");

@@ -40,7 +40,7 @@ std::uint64_t parse_time_ps(const std::string& text) {
   const double ps = lookup(text, unit, v, {{"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}}, "time",
                            "20ns, 1.5us, 3s");
   if (ps < 0) throw UnitError("time must not be negative, got '" + text + "'");
-  if (ps > 1.8e19) throw UnitError("time too large: '" + text + "'");
+  if (ps > kMaxTimePs) throw UnitError("time '" + text + "' exceeds the limit of 100000 s (1e17 ps)");
   const double r = std::round(ps);
   if (std::fabs(ps - r) > 1e-3) throw UnitError("time '" + text + "' is not a whole number of ps");
   return static_cast<std::uint64_t>(r);
@@ -61,6 +61,8 @@ double parse_rate_bps(const std::string& text) {
                              {"TB/s", 8e12}},
                             "rate", "400Gb/s, 63GB/s");
   if (!(bps > 0)) throw UnitError("rate must be > 0, got '" + text + "'");
+  if (bps < kMinRateBps || bps > kMaxRateBps)
+    throw UnitError("rate '" + text + "' outside the limits [1 Mb/s, 1 Pb/s] (1e6 to 1e15 b/s)");
   return bps;
 }
 
@@ -76,7 +78,7 @@ std::uint64_t parse_bytes(const std::string& text) {
                            {"GiB", 1073741824.0}},
                           "size", "640B, 8MiB");
   if (b < 0) throw UnitError("size must not be negative, got '" + text + "'");
-  if (b > 1.8e19) throw UnitError("size too large: '" + text + "'");
+  if (b > kMaxBytes) throw UnitError("size '" + text + "' exceeds the limit of 1 PiB (2^50 B)");
   const double r = std::round(b);
   if (std::fabs(b - r) > 1e-6) throw UnitError("size '" + text + "' is not a whole number of bytes");
   return static_cast<std::uint64_t>(r);

@@ -4,7 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
+#include <vector>
 
 #include "platform/config/units.h"
 
@@ -46,8 +48,33 @@ std::string where(const std::string& file, const YAML::Mark& m) {
 }  // namespace
 
 namespace {
-// yaml-cpp keeps the first of two equal keys silently: a strict config rejects them.
-void reject_duplicate_keys(const std::string& file, const YAML::Node& n, const std::string& path) {
+// yaml-cpp turns every alias into a second reference to the anchored node, so
+// a document is a DAG: nine levels of ten aliases make 10^9 paths in a 1 KB
+// file. Walks visit each node once. yaml-cpp exposes node identity only
+// through Node::is(); nodes are bucketed by their position in the text (an
+// alias shares its anchor's node, hence its mark) and compared with is().
+class VisitedNodes {
+ public:
+  /// True the first time `n` is seen.
+  bool first_visit(const YAML::Node& n) {
+    auto& bucket = seen_[n.Mark().pos];
+    for (const auto& m : bucket)
+      if (m.is(n)) return false;
+    bucket.push_back(n);
+    return true;
+  }
+
+ private:
+  std::map<int, std::vector<YAML::Node>> seen_;
+};
+
+// yaml-cpp keeps the first of two equal keys silently: a strict config
+// rejects them. Each map or list is checked once (errors name the first path
+// that reaches it), so the walk is linear in the file's size.
+void reject_duplicate_keys(const std::string& file, const YAML::Node& n, const std::string& path,
+                           VisitedNodes& visited) {
+  if (!n.IsMap() && !n.IsSequence()) return;
+  if (!visited.first_visit(n)) return;
   if (n.IsMap()) {
     std::set<std::string> seen;
     for (auto it = n.begin(); it != n.end(); ++it) {
@@ -55,10 +82,12 @@ void reject_duplicate_keys(const std::string& file, const YAML::Node& n, const s
       const std::string kp = path.empty() ? k : path + "." + k;
       if (!seen.insert(k).second)
         throw ConfigError(fmt::format("{}: key '{}': duplicate key", where(file, it->first.Mark()), kp));
-      reject_duplicate_keys(file, it->second, kp);
+      reject_duplicate_keys(file, it->second, kp, visited);
     }
-  } else if (n.IsSequence()) {
-    for (std::size_t i = 0; i < n.size(); ++i) reject_duplicate_keys(file, n[i], fmt::format("{}[{}]", path, i));
+  } else {
+    std::size_t i = 0;
+    for (auto it = n.begin(); it != n.end(); ++it, ++i)
+      reject_duplicate_keys(file, *it, fmt::format("{}[{}]", path, i), visited);
   }
 }
 }  // namespace
@@ -76,7 +105,8 @@ Document load_document(const std::string& path) {
     throw ConfigError(fmt::format("{}: YAML syntax error: {}", where(path, e.mark), e.msg));
   }
   if (!d.root.IsMap()) throw ConfigError(fmt::format("{}: top level must be a map of keys", path));
-  reject_duplicate_keys(path, d.root, "");
+  VisitedNodes visited;
+  reject_duplicate_keys(path, d.root, "", visited);
   return d;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -18,7 +19,9 @@ std::string where_of(const config::Section& s, const std::string& key) {
   } catch (const config::ConfigError& e) {
     std::string w = e.what();
     const auto p = w.find(": key '");
-    return p == std::string::npos ? w : w.substr(0, p);
+    if (p != std::string::npos) return w.substr(0, p);
+    if (w.size() >= 2 && w.compare(w.size() - 2, 2, ": ") == 0) w.resize(w.size() - 2);  // "--set k: "
+    return w;
   }
   return s.file();
 }
@@ -49,6 +52,17 @@ models::switch_params parse_switch(config::Section s, const models::switch_param
   s.finish();
   return p;
 }
+
+}  // namespace
+
+bool valid_node_id(const std::string& id) {
+  if (id.empty() || id.size() > 256) return false;
+  for (const char ch : id)
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-')) return false;
+  return true;
+}
+
+namespace {
 
 // "acc3.1" -> ("acc3", 1)
 bool split_endpoint(const std::string& t, std::string& node, std::uint32_t& port) {
@@ -147,6 +161,14 @@ FabricRunConfig parse_fabric(config::Section root) {
       const std::string id = n.required_string("id");
       const std::string kind = n.required_string("kind");
       const SourceRef src{where_of(n, "id"), n.path() + ".id"};
+      if (!valid_node_id(id))
+        n.fail("id", fmt::format("node id '{}' may use only letters, digits, '_' and '-' (it names a SystemC module, "
+                                 "a link endpoint NODE.PORT and rows of links.csv)",
+                                 id));
+      if (kind != "accelerator" && kind != "ualink-switch")
+        n.fail("kind", fmt::format("unknown node kind '{}' for a fabric of kind explicit (valid: accelerator, "
+                                   "ualink-switch; PCIe parts such as host-bridge belong to a fabric of kind pcie-host)",
+                                   kind));
       if (ids.count(id)) n.fail("id", fmt::format("duplicate node id '{}'", id));
       const std::size_t k = add_node(id, kind, src);
       ids[id] = k;
@@ -202,6 +224,13 @@ FabricRunConfig parse_fabric(config::Section root) {
   c.workload.collective.op = sw::parse_op(op);
   c.workload.collective.algorithm = w.choice("algorithm", "ring", sw::algorithms(c.workload.collective.op));
   c.workload.collective.bytes = w.bytes("size", 8ull << 20);
+  c.workload.size_src = {where_of(w, "size"), w.path() + ".size"};
+  // A TLM-2.0 data length is 32 bits: one DMA operation moves less than 4 GiB,
+  // and the largest operation of every algorithm moves at most the whole size.
+  if (c.workload.collective.bytes >= (1ull << 32))
+    w.fail("size", fmt::format("{} B is 4 GiB or more: one DMA operation moves less than 4 GiB (at most "
+                               "4294967295 B), and a collective can move its whole size in one operation",
+                               c.workload.collective.bytes));
   c.workload.collective.root = static_cast<int>(w.integer("root", 0, 0, 1u << 20));
   c.workload.collective.pipeline_chunks = static_cast<int>(w.integer("pipeline_chunks", 8, 1, 1u << 20));
   c.workload.collective.chunk_bytes = w.bytes("chunk", 256 * 1024);

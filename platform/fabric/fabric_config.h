@@ -22,6 +22,7 @@ struct WorkloadSpec {
   int iterations = 1;
   bool verify = true;        ///< check every output element against the expected value
   bool data = true;          ///< move real bytes (false: timing only, no accelerator memory allocated)
+  SourceRef size_src;        ///< where workload.size (or the workload section) is, for memory errors
 };
 
 /// Everything one fabric run needs.
@@ -41,8 +42,15 @@ std::string fabric_kind(const config::Document& doc);
 /// "link.policy.name" (link-pair) or "defaults.link.policy.name".
 std::string policy_key(const std::string& kind);
 
+/// True if `id` can name a node of a UALink fabric: 1 to 256 characters, each
+/// a letter, digit, '_' or '-'. Dots would split the NODE.PORT endpoint syntax
+/// and SystemC's module hierarchy, spaces are illegal in SystemC names, and
+/// commas or quotes would break links.csv.
+bool valid_node_id(const std::string& id);
+
 /// Parse a ring / switched-pod / explicit fabric file. Throws ConfigError
-/// naming file, line and key for unknown keys, bad units, duplicate node ids,
+/// naming file, line and key for unknown keys, bad units, duplicate or
+/// malformed node ids, node kinds other than accelerator and ualink-switch,
 /// dangling link endpoints, a port used twice, bad workload parameters;
 /// unreachable ranks are reported by FabricGraph (FabricError).
 FabricRunConfig parse_fabric(config::Section root);

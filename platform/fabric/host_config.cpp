@@ -272,6 +272,14 @@ HostRunConfig parse_host(config::Section root) {
     rs.jitter = a.number("jitter", rs.jitter, 0, 1);
     rs.granule_bytes = a.bytes("granule", rs.granule_bytes);
     rs.max_past_window_ps = a.time_ps("max_past_window", rs.max_past_window_ps);
+    {
+      // The longest stall of one piece (at most 1 GiB, the largest size) must stay within the time limit.
+      const double piece = rs.granule_bytes ? std::min<double>(rs.granule_bytes, 1073741824.0) : 1073741824.0;
+      const double worst = (static_cast<double>(rs.base_ps) + rs.per_byte_ps * piece) * (1.0 + rs.jitter);
+      if (worst > config::kMaxTimePs)
+        a.fail(a.has("per_KiB") ? "per_KiB" : "base",
+               fmt::format("a stalled read of {:g} B would wait {:g} ps, beyond the time limit of 1e17 ps", piece, worst));
+    }
     a.finish();
     config::Section b = m.child_or_empty("write_ordering");
     H.engine.ordering.enabled = b.boolean("enabled", true);

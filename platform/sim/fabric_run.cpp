@@ -8,10 +8,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <sstream>
+
+#include <unistd.h>
 
 #include "models/accelerator/accelerator.h"
 #include "models/fabric/core/fabric_engine.h"
@@ -56,9 +59,12 @@ namespace {
 const char* redop(sw::Op op) {
   return op == sw::Op::allreduce || op == sw::Op::reduce_scatter ? "sum" : "none";
 }
-// "true", "false", or "n/a" when nothing was checked (timing only, verify off).
+// "true", "false", "n/a" when there is nothing to check (timing only, verify
+// off), or "not checked" when a link went down and the collective did not
+// complete (its output is unfinished, not wrong).
 const char* correct_text(const fabric::FabricRunConfig& c, const CollectiveRow& r) {
   if (!c.workload.data || !c.workload.verify) return "n/a";
+  if (!r.completed) return "not checked";
   return r.correct ? "true" : "false";
 }
 }  // namespace
@@ -81,7 +87,49 @@ void validate_fabric(const fabric::FabricRunConfig& cfg) {
       throw fabric::FabricError(fmt::format("{}: key '{}': unknown node kind '{}' (registered: {})", n.src.where,
                                             n.src.key, n.kind, known));
     }
+  // The UALink elaboration builds accelerators and UALink switches only; a
+  // registered kind of another fabric (host-bridge, ...) would get the wrong
+  // parameters.
+  for (const auto& n : cfg.fabric.nodes)
+    if (n.kind != "accelerator" && n.kind != "ualink-switch")
+      throw fabric::FabricError(fmt::format("{}: key '{}': node kind '{}' does not belong to a UALink fabric "
+                                            "(valid: accelerator, ualink-switch)",
+                                            n.src.where, n.src.key, n.kind));
   fabric::FabricGraph check(cfg.fabric);
+  // Accelerator memory: every rank holds the collective's buffers.
+  const int N = static_cast<int>(cfg.fabric.accelerators());
+  const sw::Layout L = sw::layout(cfg.workload.collective, N);
+  long double total = 0;
+  for (const auto& n : cfg.fabric.nodes) {
+    if (n.kind != "accelerator") continue;
+    const std::uint64_t have = n.auto_memory ? std::max<std::uint64_t>(L.total, 4096) : n.accel.memory_bytes;
+    if (have < L.total)
+      throw fabric::FabricError(fmt::format("{}: key '{}': the collective needs {} B of accelerator memory, {} has {} B",
+                                            n.src.where, n.src.key, L.total, n.id, have));
+    total += have;
+  }
+  if (cfg.workload.data) {
+    const std::uint64_t avail = available_memory_bytes();
+    if (avail > 0 && total > static_cast<long double>(avail))
+      throw fabric::FabricError(fmt::format(
+          "{}: key '{}': real data needs about {:.1f} GiB of accelerator memory ({} accelerators x {:.1f} MiB of "
+          "buffers), more than the {:.1f} GiB this machine has available; set workload.data: false for a timing-only "
+          "run (no accelerator memory allocated)",
+          cfg.workload.size_src.where, cfg.workload.size_src.key, static_cast<double>(total / 1073741824.0L), N,
+          static_cast<double>(total / N / 1048576.0L), avail / 1073741824.0));
+  }
+}
+
+std::uint64_t available_memory_bytes() {
+  // Linux: MemAvailable (free memory plus what the kernel can reclaim) in kB.
+  std::ifstream f("/proc/meminfo");
+  std::string key;
+  std::uint64_t kb = 0;
+  std::string unit;
+  while (f >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
 }
 
 FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram program, bool progress,
@@ -122,9 +170,6 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
       models::accelerator_params p = n.accel;
       if (n.auto_memory) p.memory_bytes = std::max<std::uint64_t>(L.total, 4096);
       p.functional = cfg.workload.data;
-      if (p.memory_bytes < L.total)
-        throw fabric::FabricError(fmt::format("{}: key '{}': the collective needs {} B of accelerator memory, {} has {} B",
-                                              n.src.where, n.src.key, L.total, n.id, p.memory_bytes));
       nc.params = p;
     } else {
       nc.params = n.sw;
@@ -161,7 +206,7 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
           for (int it = 0; it < iters; ++it) {
             if (data) {
               float* in = reinterpret_cast<float*>(a.memory() + L.in);
-              for (std::uint64_t i = 0; i < L.in_bytes / 4; ++i) in[i] = sw::input_value(rank, i);
+              for (std::uint64_t i = 0; i < L.in_bytes / 4; ++i) in[i] = sw::input_value(spec.op, rank, i);
             }
             a.barrier();
             a.reset_flags();
@@ -210,6 +255,7 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   CollectiveRow& row = res.row;
   row.size_bytes = spec.bytes;
   row.count = spec.bytes / 4;
+  row.completed = completed;
   if (completed) {
     row.time_us = sum_us / iters;
     row.algbw_GBps = static_cast<double>(spec.bytes) / (row.time_us * 1e-6) / 1e9;
@@ -282,8 +328,9 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
                      {"time_us", num(row.time_us)},
                      {"algbw_GBps", num(row.algbw_GBps)},
                      {"busbw_GBps", num(row.busbw_GBps)},
-                     {"correct", std::string(correct_text(cfg, row)) == "n/a" ? nlohmann::ordered_json("not checked")
-                                                                              : nlohmann::ordered_json(row.correct)},
+                     {"correct", row.completed && cfg.workload.data && cfg.workload.verify
+                                     ? nlohmann::ordered_json(row.correct)
+                                     : nlohmann::ordered_json("not checked")},
                      {"iterations", iters}};
   j["fabric"] = {{"transmissions", tx},
                  {"replayed_flits", res.replayed_flits},

@@ -22,7 +22,8 @@ struct CollectiveRow {
   double time_us = 0;            ///< mean over iterations, start barrier to last rank's end
   double algbw_GBps = 0;         ///< GB/s = size / time
   double busbw_GBps = 0;         ///< algbw x busbw factor
-  bool correct = false;
+  bool correct = false;          ///< every output element as expected (meaningful only if completed and checked)
+  bool completed = true;         ///< false when a link went down: no time, correctness "not checked"
 };
 
 struct FabricRunResult {
@@ -49,9 +50,19 @@ using RankProgram = std::function<void(models::accelerator_api&)>;
 FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg, RankProgram program = {}, bool progress = false,
                            report::TraceWriter* trace = nullptr);
 
-/// Check that every node kind has a registered model and that the fabric
-/// graph is valid (throws fabric::FabricError naming file, line and key).
+/// Everything run_fabric rejects before elaborating, so that `check` rejects
+/// it too: a node kind without a registered model or outside a UALink fabric
+/// (accelerator, ualink-switch), an invalid fabric graph, an accelerator
+/// whose declared memory is smaller than the collective's buffers, and, with
+/// workload.data true, buffers of all accelerators together larger than
+/// available_memory_bytes() (the message gives the estimate and the hint
+/// `workload.data: false`). Throws fabric::FabricError naming file, line and key.
 void validate_fabric(const fabric::FabricRunConfig& cfg);
+
+/// Memory this process can still allocate and touch, in bytes: Linux
+/// MemAvailable from /proc/meminfo, else free physical pages; 0 if unknown
+/// (then no estimate is enforced).
+std::uint64_t available_memory_bytes();
 
 /// nccl-tests CSV header and row.
 std::string collective_csv(const fabric::FabricRunConfig& cfg, const CollectiveRow& r);

@@ -82,7 +82,7 @@ void decode_program(models::accelerator_api& a, DecodeShared& sh, const fabric::
   const int rank = a.rank();
   if (data) {
     float* in = reinterpret_cast<float*>(a.memory() + L.in);
-    for (std::uint64_t i = 0; i < L.in_bytes / 4; ++i) in[i] = sw::input_value(rank, i);
+    for (std::uint64_t i = 0; i < L.in_bytes / 4; ++i) in[i] = sw::input_value(sw::Op::allreduce, rank, i);
   }
   auto spec_of = [&](const std::string& t, std::uint64_t bytes) {
     auto s = sw::transport_spec(t, bytes, N);
@@ -283,7 +283,7 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
           const int rank = a.rank();
           if (data) {
             float* in = reinterpret_cast<float*>(a.memory() + L.in);
-            for (std::uint64_t i = 0; i < L.in_bytes / 4; ++i) in[i] = sw::input_value(rank, i);
+            for (std::uint64_t i = 0; i < L.in_bytes / 4; ++i) in[i] = sw::input_value(spec.op, rank, i);
           }
           auto& mine = sh->times[rank];
           for (std::uint64_t op = 0;; ++op) {

@@ -104,8 +104,10 @@ LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report:
   for (const auto& [k, v] : j["metrics"].items()) j["row"][k] = v;
   if (status == link::LinkEngine::Status::link_down) {
     // The stream did not complete: no goodput or latency to average in a study.
-    j["row"]["goodput_gbps"] = nullptr;
-    j["row"]["p99_us"] = nullptr;
+    for (auto* t : {&j["row"], &j["metrics"]}) {
+      (*t)["goodput_gbps"] = nullptr;
+      (*t)["p99_us"] = nullptr;
+    }
   }
   nlohmann::ordered_json residency;
   for (std::size_t k = 0; k < c.link.fec_menu.size(); ++k)

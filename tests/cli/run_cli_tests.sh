@@ -542,5 +542,106 @@ check "sweep whose points all end in terminal failures: tables written, no avera
 check "a switched-pod fabric run is byte-identical when repeated (result.json, collectives.csv, links.csv)" t_fabric_determinism
 check "run --trace writes a Perfetto/Chrome trace with one span per transmission" t_trace
 
+# ------------------------------------------- values a user can trust ---
+# Node kinds, node ids, sizes and memory that `run` cannot build are rejected
+# at load by `check` and `run` alike (exit 2, file:line:key, nothing written);
+# values beyond the documented limits likewise; a link that went down leaves
+# `correct` "not checked".
+t_foreign_node_kind() {
+  write_tiny foreign.yaml 's/kind: ualink-switch/kind: host-bridge/'
+  fs check "$FX/foreign.yaml" --dot "$RES/foreign.dot"
+  expect_bad_input "$RES/foreign.dot" "foreign.yaml:7:" "nodes[2].kind" "host-bridge"
+  fs run "$FX/foreign.yaml" --out "$RES/foreign"
+  expect_bad_input "$RES/foreign" "foreign.yaml:7:" "nodes[2].kind" "host-bridge"
+}
+t_node_id_chars() {
+  local id name k=0
+  for id in 'acc 1' 'acc,1' 'acc.1'; do
+    name="id$((++k)).yaml"
+    write_tiny "$name" "s/id: acc1,/id: \"$id\",/; s/a: acc1.0,/a: \"$id.0\",/"
+    fs check "$FX/$name" --dot "$RES/idc.dot"
+    expect_bad_input "$RES/idc.dot" "$name:6:" "nodes[1].id" "'$id'"
+    fs run "$FX/$name" --out "$RES/idc"
+    expect_bad_input "$RES/idc" "$name:6:" "nodes[1].id" "'$id'"
+  done
+}
+t_size_4gib() {
+  fs run "$ROOT/topologies/ring8.yaml" --set workload.size=4GiB --set workload.data=false --out "$RES/s4g"
+  expect_bad_input "$RES/s4g" "--set workload.size" "4 GiB"
+  fs check "$ROOT/topologies/ring8.yaml" --set workload.size=4GiB --dot "$RES/s4g.dot"
+  expect_bad_input "$RES/s4g.dot" "--set workload.size" "4 GiB"
+}
+t_memory_estimate() {
+  # 1,024 accelerators x 3 GiB of buffers each: no test machine holds that.
+  fs check "$ROOT/topologies/ualink-pod-1024.yaml" --set workload.data=true --set workload.size=1GiB --dot "$RES/mem.dot"
+  expect_bad_input "$RES/mem.dot" "workload.size" "GiB of accelerator memory" "workload.data: false"
+  fs run "$ROOT/topologies/ualink-pod-1024.yaml" --set workload.data=true --set workload.size=1GiB --out "$RES/mem"
+  expect_bad_input "$RES/mem" "workload.size" "GiB of accelerator memory" "workload.data: false"
+}
+t_link_down_not_checked() {
+  # Every flit fails: the link goes down, a result (exit 0) without goodput and without a verdict.
+  local down=(--set link.retry_limit=3 --set link.channel.error_good=1 --set link.channel.error_bad=1
+    --set link.channel.magnitude_good=30 --set link.channel.magnitude_bad=30)
+  fs run "$TOPO" --set traffic.flits=$FLITS "${down[@]}" --out "$RES/ld"
+  [[ $rc -eq 0 ]] || { note "link-pair link down: exit $rc"; show_output; return; }
+  grep -q "link went down" "$OUT" || { note "summary does not say the link went down"; show_output; }
+  grep -qi "goodput [0-9]" "$OUT" && { note "summary prints a goodput for a link that went down"; show_output; }
+  python3 - "$RES/ld/result.json" <<'PY' || note "result.json metrics carry a goodput for a link that went down"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["metrics"]["goodput_gbps"] is None and j["row"]["goodput_gbps"] is None, j["metrics"]
+PY
+  local ring=(--set workload.size=64KiB --set defaults.link.retry_limit=3 --set defaults.link.channel.error_good=1
+    --set defaults.link.channel.error_bad=1 --set defaults.link.channel.magnitude_good=30
+    --set defaults.link.channel.magnitude_bad=30)
+  fs run "$ROOT/topologies/ring8.yaml" "${ring[@]}" --out "$RES/ldr"
+  [[ $rc -eq 0 ]] || { note "ring link down: exit $rc"; show_output; return; }
+  [[ $(tail -n 1 "$RES/ldr/collectives.csv") == *",not checked" ]] || note "collectives.csv correct is not 'not checked'"
+  python3 - "$RES/ldr/result.json" <<'PY' || note "result.json collective.correct is not 'not checked'"
+import json, sys
+assert json.load(open(sys.argv[1]))["collective"]["correct"] == "not checked"
+PY
+  grep -q "not checked" "$OUT" || { note "summary line does not say 'not checked'"; show_output; }
+  grep -qw "false" "$OUT" && { note "summary line says false"; show_output; }
+}
+t_alias_bomb() {
+  # Nine levels of ten aliases (10^9 paths, under 1 KB): rejected at once, not after minutes.
+  local f="$FX/bomb.yaml" l k
+  { echo "fabric: {kind: ring}"; echo "a0: &a0 [x]"
+    for l in 1 2 3 4 5 6 7 8 9; do
+      printf 'a%d: &a%d [*a%d' "$l" "$l" $((l - 1))
+      for k in 2 3 4 5 6 7 8 9 10; do printf ', *a%d' $((l - 1)); done
+      echo "]"
+    done; } >"$f"
+  local start=$SECONDS
+  TMO=20 fs check "$f" --dot "$RES/bomb.dot"
+  expect_bad_input "$RES/bomb.dot" "bomb.yaml:2:1:" "key 'a0': unknown key"
+  ((SECONDS - start < 10)) || note "check took $((SECONDS - start)) s"
+}
+t_value_limits() {
+  # Rates that overflowed the integer-picosecond conversion (exit 0, a made-up goodput) are bad input.
+  local r f
+  for r in 1e-21b/s 1e30Gb/s; do
+    f="rate$((++nrate)).yaml"
+    derive "$f" "s|^  forward_rate: 400Gb/s|  forward_rate: $r|" '^  forward_rate:' || return
+    fs run "$FX/$f" --set traffic.flits=$FLITS --out "$RES/rate"
+    expect_bad_input "$RES/rate" "$f:$line:" "key 'link.forward_rate'" "outside the limits"
+  done
+  sed -e 's|reduce_rate: 2TB/s |reduce_rate: 1e-21b/s|' "$ROOT/topologies/ring8.yaml" >"$FX/reduce.yaml"
+  fs check "$FX/reduce.yaml" --dot "$RES/reduce.dot"
+  expect_bad_input "$RES/reduce.dot" "reduce.yaml:13:" "key 'defaults.accelerator.reduce_rate'" "outside the limits"
+  fs run "$TOPO" --set link.flit=16B --set link.forward_rate=1000Tb/s --out "$RES/rate0"
+  expect_bad_input "$RES/rate0" "--set link.forward_rate" "wire time must lie in [1 ps, 1e17 ps]"
+}
+nrate=0
+check "rates outside [1 Mb/s, 1 Pb/s] and flits whose wire time rounds to 0 ps: exit 2, file:line, key" t_value_limits
+check "YAML alias bomb (nine levels of ten aliases): check rejects it at once" t_alias_bomb
+check "a link that went down: correct 'not checked' (CSV, JSON, summary); link-pair summary prints no goodput" t_link_down_not_checked
+check "explicit fabric, host-bridge node: check and run exit 2, file:line, nodes[2].kind" t_foreign_node_kind
+check "explicit fabric, node ids with a space, comma or dot: exit 2, file:line, nodes[1].id" t_node_id_chars
+check "UALink fabric, workload.size of 4 GiB: check and run exit 2 naming workload.size" t_size_4gib
+check "real data that cannot fit in memory: exit 2 with the estimate and the hint workload.data: false" t_memory_estimate
+# ----------------------------------------- end values a user can trust ---
+
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -51,6 +51,13 @@ TEST(FabricFailures, LinkDownOnRetryLimitIsDiagnosed) {
   EXPECT_EQ(r.terminal_failures, 1u);
   EXPECT_TRUE(r.json["row"]["time_us"].is_null());
   EXPECT_EQ(r.json["status"].get<std::string>(), "link down (retry limit)");
+  // The collective did not complete: its output is unfinished, not wrong.
+  EXPECT_EQ(r.json["collective"]["correct"], "not checked");
+  const auto cfg = ring8({"workload.size=64KiB"});
+  const std::string csv = sim::collective_csv(cfg, r.row);
+  EXPECT_EQ(csv.substr(csv.size() - std::string(",not checked\n").size()), ",not checked\n") << csv;
+  EXPECT_NE(r.summary.find("not checked"), std::string::npos) << r.summary;
+  EXPECT_EQ(r.summary.find("false"), std::string::npos) << r.summary;
 }
 
 // A fabric file whose node kind no model registered fails at elaboration with

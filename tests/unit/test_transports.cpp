@@ -105,8 +105,8 @@ TEST(CollectiveSpec, SendRecvExpectedValueIsThePredecessorsInput) {
   s.op = sw::Op::sendrecv;
   s.algorithm = "write";
   s.bytes = 64;
-  EXPECT_EQ(sw::expected_value(s, 4, 0, 5), sw::input_value(3, 5));
-  EXPECT_EQ(sw::expected_value(s, 4, 2, 7), sw::input_value(1, 7));
+  EXPECT_EQ(sw::expected_value(s, 4, 0, 5), sw::input_value(s.op, 3, 5));
+  EXPECT_EQ(sw::expected_value(s, 4, 2, 7), sw::input_value(s.op, 1, 7));
   EXPECT_EQ(sw::busbw_factor(sw::Op::sendrecv, 4), 1.0);
   EXPECT_EQ(sw::parse_op("sendrecv"), sw::Op::sendrecv);
   EXPECT_EQ(sw::to_string(sw::Op::sendrecv), "sendrecv");
@@ -385,7 +385,7 @@ std::string run_and_check(const sw::CollectiveSpec& spec, int N, bool host, std:
   const std::string err = w.run([&](accelerator_api& a) {
     for (int it = 0; it < 2; ++it) {
       for (std::uint64_t i = 0; i < L.in_bytes / 4; ++i) {
-        const float v = sw::input_value(a.rank(), i);
+        const float v = sw::input_value(spec.op, a.rank(), i);
         std::memcpy(a.memory() + L.in + 4 * i, &v, 4);
       }
       a.barrier();

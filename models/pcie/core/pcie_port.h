@@ -32,7 +32,7 @@ struct PcieLinkDir {
   /// Returns the end of the reservation.
   ps_t reserve(std::uint64_t n, ps_t& head, ps_t& tail) {
     const ps_t start = head > free_ps ? head : free_ps;
-    const ps_t s = start + static_cast<ps_t>(ps_per_byte * static_cast<double>(n) + 0.5);
+    const ps_t s = start + link::checked_ps(ps_per_byte * static_cast<double>(n), "serialization time");
     const ps_t end = s > tail ? s : tail;
     free_ps = end;
     ++bursts;

@@ -90,7 +90,9 @@ ps_t read_stall(const StallCalendar& cal, const ReadStallParams& p, int from_q, 
     if (u >= p.stall_fraction) continue;
     const double v = link::to_unit(link::key_hash(seed, key, i, 0, 0x52));
     const double factor = 1.0 - p.jitter + 2.0 * p.jitter * v;
-    total += static_cast<ps_t>((static_cast<double>(p.base_ps) + p.per_byte_ps * static_cast<double>(piece_bytes)) * factor);
+    const double d = (static_cast<double>(p.base_ps) + p.per_byte_ps * static_cast<double>(piece_bytes)) * factor;
+    link::checked_ps(d, "read stall");  // range check only: the stall keeps its truncation to whole ps
+    total += static_cast<ps_t>(d);
   }
   const ps_t cap = cal.window_end(to_q, t) + p.max_past_window_ps - t;
   return std::min(total, cap);
