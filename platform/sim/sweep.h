@@ -43,12 +43,21 @@ struct SweepOptions {
   std::string out_dir;
   std::string self_exe;  ///< path of the fabricsim binary to run per point
   bool progress = true;  ///< progress line on stderr when it is a terminal
+  bool fresh = false;    ///< rerun every point, reuse nothing
 };
 
-/// Run every point not already done (resumable: a point whose result.json
-/// exists with the same arguments and fabric bytes is reused), then write
-/// results.csv and summary.json atomically. Returns 0 on success; on a failed
-/// point prints its diagnosis to stderr and returns 3 without writing the tables.
+/// Run every point not already done, then write results.csv and summary.json
+/// atomically. Resume rule (docs/user-guide.md): a point's result.json is
+/// reused only if the sweep recorded it as finished (result.stamp holds its
+/// hash), it was written by this very program (version and build id in its
+/// "run.program"), with the same arguments (args.txt), and every input file
+/// it lists under "run.inputs" (fabric, ladders, ...) still has the same bytes.
+/// Prints one line with the number of points reused and why the others run.
+/// The previous results.csv / summary.json are removed before anything runs.
+/// Returns 0 on success; 3 on a failed point (its diagnosis on stderr, no
+/// tables); 128+signal if interrupted by SIGINT / SIGTERM (finished points are
+/// kept, no tables). Throws config::ConfigError if the output folder cannot be
+/// written.
 int run_sweep(const Study& study, const SweepOptions& opt);
 
 }  // namespace fabricsim::sim
