@@ -1,6 +1,7 @@
 // fabricsim: the command-line program (platform.md §4).
 //   fabricsim run [FABRIC.yaml] [--set key.path=value]... [--seed N] [--policy P] [--out DIR]
-//   fabricsim sweep STUDY.yaml [--jobs N] [--out DIR] [--fresh]
+//   fabricsim sweep STUDY.yaml [--jobs N] [--out DIR] [--fresh] [--shard I/N | --collect]
+//   mpirun -np K fabricsim sweep STUDY.yaml [--out DIR]
 //   fabricsim check FABRIC.yaml [--set key.path=value]... [--dot FILE|DIR]
 //   fabricsim bench [STUDY.yaml]
 // Exit status: 0 success, 2 bad input (nothing written), 3 a run that could
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -395,8 +397,11 @@ int sc_main(int argc, char* argv[]) {
   sweep->add_option("study", study_file, "study YAML")->required();
   sweep->add_option("--jobs,-j", jobs, "parallel processes")->check(CLI::Range(1u, 1024u))->capture_default_str();
   sweep->add_option("--out", sweep_out, "output directory (default: out/<study name>)");
-  bool fresh = false;
+  bool fresh = false, collect = false;
+  std::string shard;
   sweep->add_flag("--fresh", fresh, "rerun every point (by default a finished point is reused if nothing it depends on changed)");
+  sweep->add_option("--shard", shard, "I/N: run only the I-th of N shares of the points (batch arrays); no tables");
+  sweep->add_flag("--collect", collect, "run nothing; write the tables once every share is finished (refuses missing or stale points)");
 
   std::string check_fabric, check_dot;
   std::vector<std::string> check_sets;
@@ -426,10 +431,22 @@ int sc_main(int argc, char* argv[]) {
       sim::SweepOptions o;
       o.jobs = jobs;
       o.fresh = fresh;
+      o.collect = collect;
+      if (!shard.empty()) {
+        unsigned i = 0, n = 0;
+        char tail = 0;
+        if (std::sscanf(shard.c_str(), "%u/%u%c", &i, &n, &tail) != 2 || n < 1 || i < 1 || i > n || n > 100000)
+          throw config::ConfigError(fmt::format("--shard '{}': expected I/N with 1 <= I <= N, e.g. --shard 2/8", shard));
+        o.shard_index = i;
+        o.shard_count = n;
+      }
+      if (collect && (fresh || !shard.empty()))
+        throw config::ConfigError("--collect runs no point: give it without --fresh and --shard");
       o.out_dir = sweep_out.empty() ? (fs::path("out") / st.name).string() : sweep_out;
       o.self_exe = self_exe(argv[0]);
       const int rc = sim::run_sweep(st, o);
-      if (rc == 0) std::cout << fmt::format("wrote {0}/results.csv and {0}/summary.json\n", o.out_dir);
+      if (rc == 0 && !o.shard_count && !sim::mpi_secondary_rank())
+        std::cout << fmt::format("wrote {0}/results.csv and {0}/summary.json\n", o.out_dir);
       return rc;
     }
     if (*bench) return cli::run_bench(resolve_default(bench_study));
@@ -462,7 +479,7 @@ int sc_main(int argc, char* argv[]) {
       return 0;
     }
   } catch (const config::ConfigError& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    if (!sim::mpi_secondary_rank()) std::cerr << "error: " << e.what() << "\n";  // under mpirun rank 0 says it once
     return 2;
   } catch (const fabric::FabricError& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <ctime>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -29,6 +31,10 @@
 #include "platform/report/files.h"
 #include "platform/report/identity.h"
 #include "platform/stats/summary.h"
+
+#ifdef FABRICSIM_MPI
+#include <mpi.h>
+#endif
 
 extern char** environ;
 
@@ -363,12 +369,9 @@ void require_writable_dir(const fs::path& dir, const std::string& what) {
 }
 }  // namespace
 
-int run_sweep(const Study& st, const SweepOptions& opt) {
-  const fs::path out(opt.out_dir);
-  require_writable_dir(out, "--out");
-  // A failed or interrupted sweep must leave no table that could be taken for
-  // its result: the previous ones go before anything runs.
-  for (const char* t : {"results.csv", "summary.json", "results.csv.tmp", "summary.json.tmp"}) fs::remove(out / t);
+namespace {
+
+std::vector<Point> make_points(const Study& st, const fs::path& out) {
   std::vector<Point> points;
   for (std::size_t vi = 0; vi < st.variants.size(); ++vi) {
     const auto& v = st.variants[vi];
@@ -394,63 +397,84 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
         points.push_back(pt);
       }
   }
+  return points;
+}
 
-  // Resume: reuse a point only if nothing that determines its result changed.
-  std::vector<std::size_t> todo;
-  std::vector<std::pair<std::string, std::size_t>> reasons;  // why points rerun, first-seen order
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const std::string why = opt.fresh ? "--fresh" : stale_reason(points[i], join_args(points[i].args));
-    if (why.empty()) continue;
-    todo.push_back(i);
-    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.first == why; });
-    if (it == reasons.end()) reasons.emplace_back(why, 1);
-    else ++it->second;
-  }
-  {
-    std::string why;
-    for (const auto& [r, n] : reasons) why += fmt::format("{}{} {}", why.empty() ? "" : ", ", n, r);
-    std::cout << fmt::format("sweep {}: {} points, {} reused, {} to run{}\n", st.name, points.size(),
-                             points.size() - todo.size(), todo.size(), why.empty() ? "" : " (" + why + ")");
-    std::cout.flush();
-  }
+void track_child(pid_t pid, bool add) {
+  for (std::size_t i = 0; i < kMaxChildren; ++i)
+    if (add ? g_children[i] == 0 : g_children[i] == pid) {
+      g_children[i] = add ? pid : 0;
+      return;
+    }
+}
 
-  const bool tty = opt.progress && isatty(2);
-  const auto t0 = std::chrono::steady_clock::now();
-  std::size_t done = points.size() - todo.size(), next = 0, failed = 0;
-  std::map<pid_t, std::size_t> running;
+// Start one point's `fabricsim run` (its folder prepared, args.txt written).
+pid_t start_point(const std::string& exe, const Point& pt) {
+  fs::create_directories(pt.dir);
+  for (const char* f : {"result.json", "result.stamp"}) fs::remove(fs::path(pt.dir) / f);
+  write_atomic(fs::path(pt.dir) / "args.txt", join_args(pt.args));
+  // Block the signals while the child starts, so none is missed between spawn and track.
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  sigprocmask(SIG_BLOCK, &block, &old);
+  const pid_t pid = spawn_point(exe, pt);
+  track_child(pid, true);
+  sigprocmask(SIG_SETMASK, &old, nullptr);
+  return pid;
+}
+
+// After a point's process ended: record a finished point (result.stamp);
+// returns its exit status (-1 if it died by a signal).
+int finish_point(const Point& pt, int status) {
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    std::string text;
+    if (read_file(fs::path(pt.dir) / "result.json", text)) {
+      write_atomic(fs::path(pt.dir) / "result.stamp", "fnv1a64 " + report::fnv1a64_hex(text) + "\n");
+      return 0;
+    }
+    return 1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string failure_text(const Point& pt, int code) {
+  std::string log;
+  read_file(fs::path(pt.dir) / "run.log", log);
+  return fmt::format("point {}{}/s{} failed (exit {}): {}", pt.variant.empty() ? "" : pt.variant + "/", pt.policy,
+                     pt.seed, code, log);
+}
+
+struct Outcome {
+  std::size_t done = 0;    ///< points finished (reused included)
+  std::size_t failed = 0;
   std::string first_failure;
-  auto progress = [&]() {
+};
+
+struct Progress {
+  bool tty;
+  std::string name;
+  std::size_t total;
+  unsigned jobs;
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  void show(std::size_t done) const {
     if (!tty) return;
     const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::fprintf(stderr, "\r[sweep %s] %zu/%zu points, %u jobs, %.0fs elapsed ", st.name.c_str(), done,
-                 points.size(), opt.jobs, el);
+    std::fprintf(stderr, "\r[sweep %s] %zu/%zu points, %u jobs, %.0fs elapsed ", name.c_str(), done, total, jobs, el);
     std::fflush(stderr);
-  };
-  auto track = [&](pid_t pid, bool add) {
-    for (std::size_t i = 0; i < kMaxChildren; ++i)
-      if (add ? g_children[i] == 0 : g_children[i] == pid) {
-        g_children[i] = add ? pid : 0;
-        return;
-      }
-  };
-  SignalGuard guard;
-  progress();
+  }
+};
+
+// Run `todo` as local processes, opt.jobs at a time.
+void run_local(const std::vector<Point>& points, const std::vector<std::size_t>& todo, const SweepOptions& opt,
+               const Progress& pr, Outcome& oc) {
+  std::size_t next = 0;
+  std::map<pid_t, std::size_t> running;
+  pr.show(oc.done);
   while (next < todo.size() || !running.empty()) {
-    while (failed == 0 && !g_signal && next < todo.size() && running.size() < opt.jobs) {
-      const Point& pt = points[todo[next]];
-      fs::create_directories(pt.dir);
-      for (const char* f : {"result.json", "result.stamp"}) fs::remove(fs::path(pt.dir) / f);
-      write_atomic(fs::path(pt.dir) / "args.txt", join_args(pt.args));
-      // Block the signals while the child starts, so none is missed between spawn and track.
-      sigset_t block, old;
-      sigemptyset(&block);
-      sigaddset(&block, SIGINT);
-      sigaddset(&block, SIGTERM);
-      sigprocmask(SIG_BLOCK, &block, &old);
-      const pid_t pid = spawn_point(opt.self_exe, pt);
-      track(pid, true);
-      running[pid] = todo[next];
-      sigprocmask(SIG_SETMASK, &old, nullptr);
+    while (oc.failed == 0 && !g_signal && next < todo.size() && running.size() < opt.jobs) {
+      running[start_point(opt.self_exe, points[todo[next]])] = todo[next];
       ++next;
     }
     if (running.empty()) break;
@@ -462,40 +486,258 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
     }
     auto it = running.find(pid);
     if (it == running.end()) continue;
-    track(pid, false);
+    track_child(pid, false);
     const Point& pt = points[it->second];
     running.erase(it);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-      std::string text;
-      if (read_file(fs::path(pt.dir) / "result.json", text))
-        write_atomic(fs::path(pt.dir) / "result.stamp", "fnv1a64 " + report::fnv1a64_hex(text) + "\n");
-      ++done;
+    const int code = finish_point(pt, status);
+    if (code == 0) {
+      ++oc.done;
     } else if (!g_signal) {
-      ++failed;
-      ++done;
-      if (first_failure.empty()) {
-        std::string log;
-        read_file(fs::path(pt.dir) / "run.log", log);
-        first_failure = fmt::format("point {}{}/s{} failed (exit {}): {}", pt.variant.empty() ? "" : pt.variant + "/",
-                                    pt.policy, pt.seed, WIFEXITED(status) ? WEXITSTATUS(status) : -1, log);
-      }
+      ++oc.failed;
+      ++oc.done;
+      if (oc.first_failure.empty()) oc.first_failure = failure_text(pt, code);
     }
-    progress();
+    pr.show(oc.done);
   }
+}
+
+// --- MPI (mpirun -np K fabricsim sweep ...) ----------------------------------
+// Rank 0 hands out point indices as ranks become free (so uneven points
+// balance); ranks 1..K-1 run one point at a time as a local process and report
+// its exit status. Every rank sees the same output folder (a shared file
+// system on a cluster). Waiting polls with short sleeps, so that an idle rank
+// does not spin a core.
+#ifdef FABRICSIM_MPI
+constexpr int kTagReady = 1, kTagAssign = 2;
+
+void wait_request(MPI_Request& req, MPI_Status& st) {
+  int flag = 0;
+  while (true) {
+    MPI_Test(&req, &flag, &st);
+    if (flag) return;
+    struct timespec ts{0, 2'000'000};
+    nanosleep(&ts, nullptr);
+  }
+}
+
+void mpi_master(int size, const std::vector<Point>& points, const std::vector<std::size_t>& todo,
+                const Progress& pr, Outcome& oc, std::vector<std::size_t>& per_rank) {
+  per_rank.assign(static_cast<std::size_t>(size), 0);
+  int active = size - 1;
+  std::size_t next = 0;
+  pr.show(oc.done);
+  while (active > 0) {
+    int msg[2];
+    MPI_Request req;
+    MPI_Status stt;
+    MPI_Irecv(msg, 2, MPI_INT, MPI_ANY_SOURCE, kTagReady, MPI_COMM_WORLD, &req);
+    wait_request(req, stt);
+    if (msg[0] >= 0) {  // a finished point
+      const Point& pt = points[static_cast<std::size_t>(msg[0])];
+      if (msg[1] == 0) {
+        ++oc.done;
+      } else if (!g_signal) {
+        ++oc.failed;
+        ++oc.done;
+        if (oc.first_failure.empty()) oc.first_failure = failure_text(pt, msg[1]);
+      }
+      pr.show(oc.done);
+    }
+    int assign = -1;
+    if (oc.failed == 0 && !g_signal && next < todo.size()) {
+      assign = static_cast<int>(todo[next++]);
+      ++per_rank[static_cast<std::size_t>(stt.MPI_SOURCE)];
+    }
+    MPI_Send(&assign, 1, MPI_INT, stt.MPI_SOURCE, kTagAssign, MPI_COMM_WORLD);
+    if (assign < 0) --active;
+  }
+}
+
+void mpi_worker(const std::vector<Point>& points, const SweepOptions& opt) {
+  int msg[2] = {-1, 0};
+  while (true) {
+    MPI_Send(msg, 2, MPI_INT, 0, kTagReady, MPI_COMM_WORLD);
+    int assign = -1;
+    MPI_Request req;
+    MPI_Status stt;
+    MPI_Irecv(&assign, 1, MPI_INT, 0, kTagAssign, MPI_COMM_WORLD, &req);
+    wait_request(req, stt);
+    if (assign < 0 || static_cast<std::size_t>(assign) >= points.size()) return;
+    const Point& pt = points[static_cast<std::size_t>(assign)];
+    const pid_t pid = start_point(opt.self_exe, pt);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    track_child(pid, false);
+    msg[0] = assign;
+    msg[1] = finish_point(pt, status);
+  }
+}
+
+struct MpiSession {  // MPI_Init / MPI_Finalize around one sweep
+  int rank = 0, size = 1;
+  MpiSession() {
+    MPI_Init(nullptr, nullptr);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  }
+  ~MpiSession() { MPI_Finalize(); }
+};
+#endif
+
+int collect_tables(const Study& st, const std::vector<Point>& points, const fs::path& out);
+
+}  // namespace
+
+bool mpi_available() {
+#ifdef FABRICSIM_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+int mpi_launch_size() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"})
+    if (const char* e = std::getenv(v)) return std::max(1, std::atoi(e));
+  return std::getenv("PMIX_RANK") ? 2 : 1;  // PMIx without a size: assume a parallel launch
+}
+
+bool mpi_secondary_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const char* e = std::getenv(v)) return std::atoi(e) != 0;
+  return false;
+}
+
+int run_sweep(const Study& st, const SweepOptions& opt) {
+  const fs::path out(opt.out_dir);
+  [[maybe_unused]] int rank = 0, size = 1;
+#ifdef FABRICSIM_MPI
+  std::unique_ptr<MpiSession> mpi;
+  if (mpi_launch_size() > 1) {
+    mpi = std::make_unique<MpiSession>();
+    rank = mpi->rank;
+    size = mpi->size;
+  }
+#else
+  if (mpi_launch_size() > 1)
+    throw config::ConfigError(fmt::format(
+        "started by mpirun with {} ranks, but this fabricsim was built without MPI (install libopenmpi-dev, "
+        "rebuild); or use --shard I/N and --collect",
+        mpi_launch_size()));
+#endif
+  if (size > 1 && (opt.shard_count || opt.collect))
+    throw config::ConfigError("--shard and --collect are for batch schedulers; under mpirun give neither");
+  const std::vector<Point> points = make_points(st, out);
+  SignalGuard guard;
+#ifdef FABRICSIM_MPI
+  if (rank != 0) {
+    // Wait for rank 0 to prepare the output folder (it may refuse it).
+    int ok = 0;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (ok) mpi_worker(points, opt);
+    return 0;
+  }
+  if (size > 1) {
+    int ok = 0;
+    try {
+      require_writable_dir(out, "--out");
+      ok = 1;
+    } catch (...) {
+      MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      throw;
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  }
+#endif
+  require_writable_dir(out, "--out");
+  // A failed or interrupted sweep must leave no table that could be taken for
+  // its result: the previous ones go before anything runs.
+  for (const char* t : {"results.csv", "summary.json", "results.csv.tmp", "summary.json.tmp"}) fs::remove(out / t);
+
+  // This invocation's points: all, or one share (--shard I/N: every N-th point
+  // from the I-th, in the study's fixed order).
+  std::vector<std::size_t> scope;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (!opt.shard_count || i % opt.shard_count == opt.shard_index - 1) scope.push_back(i);
+  const std::string label =
+      opt.shard_count ? fmt::format("sweep {} share {}/{}", st.name, opt.shard_index, opt.shard_count)
+                      : fmt::format("sweep {}", st.name);
+
+  // Resume: reuse a point only if nothing that determines its result changed.
+  std::vector<std::size_t> todo;
+  std::vector<std::pair<std::string, std::size_t>> reasons;  // why points rerun, first-seen order
+  for (std::size_t i : scope) {
+    const std::string why = opt.fresh ? "--fresh" : stale_reason(points[i], join_args(points[i].args));
+    if (why.empty()) continue;
+    todo.push_back(i);
+    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.first == why; });
+    if (it == reasons.end()) reasons.emplace_back(why, 1);
+    else ++it->second;
+  }
+  std::string why;
+  for (const auto& [r, n] : reasons) why += fmt::format("{}{} {}", why.empty() ? "" : ", ", n, r);
+  if (opt.collect) {
+    if (!todo.empty()) {
+      std::cerr << fmt::format(
+          "error: cannot collect {}: {} of {} points are missing or stale ({}; first: {}); run every share "
+          "(--shard I/N) with this program first\n",
+          st.name, todo.size(), points.size(), why, points[todo.front()].dir);
+      return 3;
+    }
+    std::cout << fmt::format("{}: collecting {} finished points\n", label, points.size());
+    return collect_tables(st, points, out);
+  }
+  std::cout << fmt::format("{}: {} points{}, {} reused, {} to run{}{}\n", label, scope.size(),
+                           opt.shard_count ? fmt::format(" of {}", points.size()) : "", scope.size() - todo.size(),
+                           todo.size(), why.empty() ? "" : " (" + why + ")",
+                           size > 1 ? fmt::format(", over {} MPI ranks", size - 1) : "");
+  std::cout.flush();
+
+  const bool tty = opt.progress && isatty(2);
+  const Progress pr{tty, st.name, scope.size(), size > 1 ? static_cast<unsigned>(size - 1) : opt.jobs};
+  Outcome oc;
+  oc.done = scope.size() - todo.size();
+#ifdef FABRICSIM_MPI
+  std::vector<std::size_t> per_rank;
+  if (size > 1) mpi_master(size, points, todo, pr, oc, per_rank);
+  else run_local(points, todo, opt, pr, oc);
+  if (size > 1) {
+    std::string ranks;
+    for (std::size_t r = 1; r < per_rank.size(); ++r) ranks += fmt::format("{}{}", r > 1 ? ", " : "", per_rank[r]);
+    std::cout << fmt::format("{}: points run per MPI rank 1..{}: {}\n", label, size - 1, ranks);
+  }
+#else
+  run_local(points, todo, opt, pr, oc);
+#endif
   if (tty) std::fprintf(stderr, "\n");
   if (g_signal) {
     std::cerr << fmt::format(
-        "interrupted ({}): sweep {} stopped with {} of {} points finished; they are kept in {}/points and a rerun of "
+        "interrupted ({}): {} stopped with {} of {} points finished; they are kept in {}/points and a rerun of "
         "the same command resumes from them; results.csv and summary.json not written\n",
-        signal_name(g_signal), st.name, done, points.size(), out.string());
+        signal_name(g_signal), label, oc.done, scope.size(), out.string());
     return 128 + g_signal;
   }
-  if (failed) {
-    std::cerr << "error: " << first_failure << (first_failure.empty() || first_failure.back() != '\n' ? "\n" : "");
-    std::cerr << fmt::format("error: {} point(s) failed; results.csv and summary.json not written\n", failed);
+  if (oc.failed) {
+    std::cerr << "error: " << oc.first_failure
+              << (oc.first_failure.empty() || oc.first_failure.back() != '\n' ? "\n" : "");
+    std::cerr << fmt::format("error: {} point(s) failed; results.csv and summary.json not written\n", oc.failed);
     return 3;
   }
+  if (opt.shard_count) {
+    std::cout << fmt::format("{}: done; `fabricsim sweep {} --collect --out {}` writes the tables once every share "
+                             "is done\n",
+                             label, st.file, out.string());
+    return 0;
+  }
+  return collect_tables(st, points, out);
+}
 
+namespace {
+
+// Collect: one CSV row per point, columns from result.json "row"; write
+// results.csv and summary.json.
+int collect_tables(const Study& st, const std::vector<Point>& points, const fs::path& out) {
   // Collect: one CSV row per point, columns from result.json "row".
   std::vector<nlohmann::json> results;
   for (const auto& pt : points) {
@@ -638,5 +880,7 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
   write_atomic(out / "summary.json", summary.dump(2) + "\n");
   return 0;
 }
+
+}  // namespace
 
 }  // namespace fabricsim::sim

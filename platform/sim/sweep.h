@@ -44,7 +44,17 @@ struct SweepOptions {
   std::string self_exe;  ///< path of the fabricsim binary to run per point
   bool progress = true;  ///< progress line on stderr when it is a terminal
   bool fresh = false;    ///< rerun every point, reuse nothing
+  unsigned shard_index = 0;  ///< --shard I/N: run only points i with i % N == I - 1 (1-based I), no tables
+  unsigned shard_count = 0;  ///< N of --shard I/N; 0 = all points
+  bool collect = false;      ///< --collect: run nothing, write the tables if every point is finished and current
 };
+
+/// Whether this program was built with MPI (OpenMPI): `mpirun -np K fabricsim sweep`.
+bool mpi_available();
+/// Number of ranks of the MPI launch this process belongs to (1 if not launched by mpirun).
+int mpi_launch_size();
+/// Whether this process is an MPI rank other than 0 (it then prints no errors, rank 0 does).
+bool mpi_secondary_rank();
 
 /// Run every point not already done, then write results.csv and summary.json
 /// atomically. Resume rule (docs/user-guide.md): a point's result.json is
@@ -58,6 +68,13 @@ struct SweepOptions {
 /// tables); 128+signal if interrupted by SIGINT / SIGTERM (finished points are
 /// kept, no tables). Throws config::ConfigError if the output folder cannot be
 /// written.
+///
+/// Under mpirun (K > 1 ranks, built with MPI) rank 0 hands out points to
+/// ranks 1..K-1 as they become free and writes the tables; with --shard I/N
+/// only that share runs and no tables are written; with --collect nothing runs
+/// and the tables are written only if every point passes the resume rule
+/// (else 3, naming how many are missing or stale). The tables are
+/// byte-identical whichever way the points ran.
 int run_sweep(const Study& study, const SweepOptions& opt);
 
 }  // namespace fabricsim::sim

@@ -760,6 +760,55 @@ t_interrupt_run() {
   ((bad == 0)) || show_output
 }
 
+# --------------------------------------------------- sweeps on a cluster ---
+# Issue 12: mpirun and batch-array shares give the tables of a local sweep.
+
+t_mpi_sweep() {
+  local out="$RES/mpi"
+  if ! command -v mpirun >/dev/null; then echo "# skip: mpirun not installed"; return; fi
+  [[ -s $SW2/results.csv ]] || { note "no local sweep in $SW2"; return; }
+  (cd "$WORK" && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+    exec timeout "$TMO" mpirun -np 3 --oversubscribe "$BIN" sweep "$SWEEP_STUDY" --out "$out") >"$OUT" 2>"$ERR"
+  rc=$?
+  [[ $rc -eq 0 ]] || { note "mpirun -np 3 sweep: exit $rc"; show_output; return; }
+  grep -qF "over 2 MPI ranks" "$OUT" || { note "the sweep did not run over 2 worker ranks"; show_output; }
+  grep -qE "points run per MPI rank 1\.\.2: [0-9]+, [0-9]+" "$OUT" || { note "no per-rank count"; show_output; }
+  local x
+  for x in results.csv summary.json; do
+    cmp -s -- "$SW2/$x" "$out/$x" || note "$x under mpirun differs from the local sweep: $(cmp -- "$SW2/$x" "$out/$x" 2>&1)"
+  done
+  [[ $(grep -c "^sweep cli-small-sweep: 6 points" "$OUT") -eq 1 ]] || note "more than one rank printed the sweep line"
+}
+
+t_shards_collect() {
+  local out="$RES/shards" i x
+  [[ -s $SW2/results.csv ]] || { note "no local sweep in $SW2"; return; }
+  fs sweep "$SWEEP_STUDY" --shard 1/3 --out "$out"
+  [[ $rc -eq 0 ]] || { note "--shard 1/3: exit $rc"; show_output; return; }
+  [[ ! -e $out/results.csv ]] || note "a share wrote results.csv"
+  fs sweep "$SWEEP_STUDY" --collect --out "$out"
+  [[ $rc -eq 3 ]] || note "--collect with shares 2 and 3 missing: exit $rc, expected 3"
+  grep -qF "4 of 6 points are missing or stale" "$ERR" || { note "--collect does not say what is missing"; show_output; }
+  [[ ! -e $out/results.csv ]] || note "--collect wrote results.csv with shares missing"
+  for i in 2 3; do
+    fs sweep "$SWEEP_STUDY" --shard $i/3 --jobs 1 --out "$out"
+    [[ $rc -eq 0 ]] || { note "--shard $i/3: exit $rc"; show_output; return; }
+  done
+  fs sweep "$SWEEP_STUDY" --collect --out "$out"
+  [[ $rc -eq 0 ]] || { note "--collect: exit $rc"; show_output; return; }
+  for x in results.csv summary.json; do
+    cmp -s -- "$SW2/$x" "$out/$x" || note "$x from shares differs from the local sweep: $(cmp -- "$SW2/$x" "$out/$x" 2>&1)"
+  done
+  # A stale share (its ladder, fabric or program changed, or a result edited) is refused.
+  echo " " >>"$out/points/preface/s12/result.json"
+  fs sweep "$SWEEP_STUDY" --collect --out "$out"
+  [[ $rc -eq 3 ]] || note "--collect with an edited point: exit $rc, expected 3"
+  grep -qF "1 result.json was modified" "$ERR" || { note "--collect does not name the stale point"; show_output; }
+  [[ ! -e $out/results.csv ]] || note "--collect left results.csv beside a stale point"
+  fs sweep "$SWEEP_STUDY" --shard 4/3 --out "$out"
+  expect_bad_input "$RES/nonexistent" "--shard '4/3'"
+}
+
 # ------------------------------------------------------------------- main ---
 
 check "unknown key in the fabric file: exit 2, file:line, key path, nothing written" t_unknown_key
@@ -855,6 +904,8 @@ check "a study named ../../.. cannot write outside out/: exit 2" t_study_name_es
 check "explicit columns: the variant axis stays in results.csv; fabric rows carry collective, algorithm, correct" t_explicit_columns_keep_axis
 check "Ctrl-C during a sweep: one line, exit 130, no tables, no half-written file, rerun resumes" t_interrupt_sweep
 check "Ctrl-C during a run: one line, exit 130, nothing stale left" t_interrupt_run
+check "mpirun -np 3 sweep: results.csv and summary.json byte-identical to the local sweep" t_mpi_sweep
+check "sweep --shard 1..3/3 then --collect: byte-identical tables; missing or stale shares refused" t_shards_collect
 
 echo "$passed passed, $failed failed"
 ((failed == 0))
