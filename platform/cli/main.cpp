@@ -479,7 +479,8 @@ int sc_main(int argc, char* argv[]) {
       return 0;
     }
   } catch (const config::ConfigError& e) {
-    if (!sim::mpi_secondary_rank()) std::cerr << "error: " << e.what() << "\n";  // under mpirun rank 0 says it once
+    // Under mpirun every rank of a sweep loads the study: rank 0 alone says what is wrong.
+    if (!(*sweep && sim::mpi_secondary_rank())) std::cerr << "error: " << e.what() << "\n";
     return 2;
   } catch (const fabric::FabricError& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -765,6 +765,11 @@ t_interrupt_run() {
 
 t_mpi_sweep() {
   local out="$RES/mpi"
+  # A point's `fabricsim run` started by a worker rank inherits the MPI
+  # environment and must still explain bad input in its run.log.
+  (cd "$WORK" && OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=3 exec "$BIN" run "$TOPO" --set link.bogus=1 --out "$RES/mpi-bad") >"$OUT" 2>"$ERR"
+  rc=$?
+  expect_bad_input "$RES/mpi-bad" "--set link.bogus"
   if ! command -v mpirun >/dev/null; then echo "# skip: mpirun not installed"; return; fi
   [[ -s $SW2/results.csv ]] || { note "no local sweep in $SW2"; return; }
   (cd "$WORK" && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
