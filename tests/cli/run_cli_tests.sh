@@ -701,16 +701,18 @@ YAML
 
 # interrupt CMD...: start fabricsim in its own process group with SIGINT at
 # its default (as from a terminal), wait until WAIT_FOR (a glob) exists or
-# DELAY seconds pass, then send SIGINT to the whole group (Ctrl-C); sets rc.
+# WAIT_GONE (a file) is gone, then send SIGINT to the whole group (Ctrl-C);
+# sets rc.
 interrupt() {
-  WAIT_FOR=${WAIT_FOR:-} DELAY=${DELAY:-0.5} python3 - "$BIN" "$@" >"$OUT" 2>"$ERR" <<'PY'
+  WAIT_FOR=${WAIT_FOR:-} WAIT_GONE=${WAIT_GONE:-} python3 - "$BIN" "$@" >"$OUT" 2>"$ERR" <<'PY'
 import glob, os, signal, subprocess, sys, time
-p = subprocess.Popen(sys.argv[1:], cwd=os.environ.get("CWD", "."), start_new_session=True,
+p = subprocess.Popen(sys.argv[1:], start_new_session=True,
                      preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
                      stdout=sys.stdout, stderr=sys.stderr)
-w, t0 = os.environ.get("WAIT_FOR"), time.time()
+w, g, t0 = os.environ.get("WAIT_FOR"), os.environ.get("WAIT_GONE"), time.time()
 while time.time() - t0 < 60 and p.poll() is None:
-    if (w and glob.glob(w)) or (not w and time.time() - t0 > float(os.environ["DELAY"])):
+    if (w and glob.glob(w)) or (g and not os.path.exists(g)):
+        time.sleep(0.05)
         break
     time.sleep(0.01)
 if p.poll() is None:
@@ -731,7 +733,7 @@ study:
   name: cli-interrupt
   fabric: $TOPO
   policies: [fixed-strong, preface]
-  seeds: {first: 1, count: 6}
+  seeds: {first: 1, count: 10}
   set: {traffic.flits: 150000}
 YAML
   WAIT_FOR="$out/points/*/s*/result.stamp" interrupt sweep "$s" --jobs 1 --out "$out"
@@ -744,14 +746,15 @@ YAML
   ((bad == 0)) || { show_output; return; }
   fs sweep "$s" --jobs 2 --out "$out"
   [[ $rc -eq 0 ]] || { note "rerun after the interrupt: exit $rc"; show_output; return; }
-  grep -qE '12 points, [1-9][0-9]* reused' "$OUT" || { note "the rerun did not resume"; show_output; }
-  [[ $(wc -l <"$out/results.csv") -eq 13 ]] || note "results.csv after the resume has $(wc -l <"$out/results.csv") lines"
+  grep -qE '20 points, [1-9][0-9]* reused' "$OUT" || { note "the rerun did not resume"; show_output; }
+  [[ $(wc -l <"$out/results.csv") -eq 21 ]] || note "results.csv after the resume has $(wc -l <"$out/results.csv") lines"
 }
 
 t_interrupt_run() {
   local out="$RES/intr-run"
   fs run "$TOPO" --set traffic.flits=1000 --quiet --out "$out"   # a previous run's outputs
-  DELAY=0.4 interrupt run "$TOPO" --set traffic.flits=50000000 --quiet --out "$out"
+  # Interrupted once the run has cleared the folder (it then simulates for seconds).
+  WAIT_GONE="$out/result.json" interrupt run "$TOPO" --set traffic.flits=50000000 --quiet --out "$out"
   [[ $rc -eq 130 ]] || note "interrupted run: exit $rc, expected 130"
   [[ $(wc -l <"$ERR") -eq 1 ]] || note "stderr has $(wc -l <"$ERR") lines, expected 1"
   grep -q '^interrupted (SIGINT): run of .* nothing written' "$ERR" || note "no 'interrupted' line saying what was kept"
