@@ -273,8 +273,17 @@ pid_t spawn_point(const std::string& exe, const Point& pt) {
   posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  // The sweep blocks SIGINT / SIGTERM while it starts a point: the point must
+  // not inherit that mask, or it could not be interrupted.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, cargv.data(), environ);
+  const int rc = posix_spawn(&pid, exe.c_str(), &fa, &attr, cargv.data(), environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) throw std::runtime_error(fmt::format("cannot start {}: {}", exe, std::strerror(rc)));
   return pid;

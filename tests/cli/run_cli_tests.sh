@@ -701,10 +701,10 @@ YAML
 
 # interrupt CMD...: start fabricsim in its own process group with SIGINT at
 # its default (as from a terminal), wait until WAIT_FOR (a glob) exists or
-# WAIT_GONE (a file) is gone, then send SIGINT to the whole group (Ctrl-C);
-# sets rc.
+# WAIT_GONE (a file) is gone, then send SIGINT to the whole group (Ctrl-C),
+# or with TO_PARENT=1 to fabricsim alone (kill -INT PID); sets rc.
 interrupt() {
-  WAIT_FOR=${WAIT_FOR:-} WAIT_GONE=${WAIT_GONE:-} python3 - "$BIN" "$@" >"$OUT" 2>"$ERR" <<'PY'
+  WAIT_FOR=${WAIT_FOR:-} WAIT_GONE=${WAIT_GONE:-} TO_PARENT=${TO_PARENT:-} python3 - "$BIN" "$@" >"$OUT" 2>"$ERR" <<'PY'
 import glob, os, signal, subprocess, sys, time
 p = subprocess.Popen(sys.argv[1:], start_new_session=True,
                      preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
@@ -716,7 +716,8 @@ while time.time() - t0 < 60 and p.poll() is None:
         break
     time.sleep(0.01)
 if p.poll() is None:
-    os.killpg(p.pid, signal.SIGINT)
+    if os.environ.get("TO_PARENT"): os.kill(p.pid, signal.SIGINT)
+    else: os.killpg(p.pid, signal.SIGINT)
 try:
     sys.exit(p.wait(timeout=60))
 except subprocess.TimeoutExpired:
@@ -743,6 +744,13 @@ YAML
   grep -q 'kept' "$ERR" || note "the line does not say what was kept"
   [[ ! -e $out/results.csv ]] || note "an interrupted sweep wrote results.csv"
   [[ -z $(find "$out" -name '*.tmp') ]] || note "half-written files: $(find "$out" -name '*.tmp')"
+  # The running point was stopped, not waited for.
+  grep -lq '^interrupted (SIGINT): run of' "$out"/points/*/s*/run.log || note "no running point was interrupted"
+  ((bad == 0)) || { show_output; return; }
+  # Signalling the sweep alone (kill -INT PID) stops its running point too.
+  TO_PARENT=1 WAIT_FOR="$out-p/points/*/s*/run.log" interrupt sweep "$s" --jobs 1 --out "$out-p"
+  [[ $rc -eq 130 ]] || note "sweep interrupted by kill -INT: exit $rc, expected 130"
+  grep -lq '^interrupted (SIGINT): run of' "$out-p"/points/*/s*/run.log || note "kill -INT of the sweep did not reach its running point"
   ((bad == 0)) || { show_output; return; }
   fs sweep "$s" --jobs 2 --out "$out"
   [[ $rc -eq 0 ]] || { note "rerun after the interrupt: exit $rc"; show_output; return; }
