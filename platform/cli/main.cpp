@@ -204,33 +204,11 @@ void write_dot(const std::string& path, const std::string& dot) {
   }
 }
 
-// Whether the assignment "k=v" sets `target`: k is target, or a map above it
-// whose value holds it ("run={seed: 3}" sets run.seed).
-bool sets_key(const std::string& assignment, const std::string& target) {
-  const std::string k = assignment.substr(0, assignment.find('='));
-  if (k == target) return true;
-  if (target.compare(0, k.size() + 1, k + ".") != 0) return false;
-  try {
-    YAML::Node v = YAML::Load(assignment.substr(assignment.find('=') + 1));
-    std::string rest = target.substr(k.size() + 1);
-    while (true) {
-      const auto dot = rest.find('.');
-      if (!v.IsMap()) return false;
-      v.reset(v[rest.substr(0, dot)]);
-      if (!v.IsDefined()) return false;
-      if (dot == std::string::npos) return true;
-      rest = rest.substr(dot + 1);
-    }
-  } catch (const YAML::Exception&) {
-    return false;
-  }
-}
-
 // --seed / --policy and a --set of the same key: which should win is a guess,
 // so it is an error whatever the order.
 void reject_conflict(const std::vector<std::string>& sets, const std::string& flag, const std::string& key) {
   for (const auto& s : sets)
-    if (sets_key(s, key))
+    if (config::assignment_sets(s, key))
       throw config::ConfigError(fmt::format("{} and --set {} both set {}; give only one of them", flag,
                                             s.substr(0, s.find('=')), key));
 }

@@ -196,6 +196,29 @@ void apply_overrides(Document& doc, const std::vector<std::string>& assignments,
   }
 }
 
+bool assignment_sets(const std::string& assignment, const std::string& target) {
+  const auto eq = assignment.find('=');
+  const std::string k = assignment.substr(0, eq);
+  if (k == target) return true;
+  if (eq == std::string::npos || target.compare(0, k.size() + 1, k + ".") != 0) return false;
+  try {
+    YAML::Node v = YAML::Load(assignment.substr(eq + 1));
+    std::string rest = target.substr(k.size() + 1);
+    while (true) {
+      const auto dot = rest.find('.');
+      if (!v.IsMap()) return false;
+      const YAML::Node& cv = v;
+      YAML::Node next = cv[rest.substr(0, dot)];
+      if (!next.IsDefined()) return false;
+      if (dot == std::string::npos) return true;
+      v.reset(next);
+      rest = rest.substr(dot + 1);
+    }
+  } catch (const YAML::Exception&) {
+    return false;  // a malformed value is reported where it is applied
+  }
+}
+
 std::shared_ptr<Document> load_with_overrides(const std::string& path, const std::vector<std::string>& assignments,
                                               const std::string& label) {
   auto doc = std::make_shared<Document>(load_document(path));

@@ -49,6 +49,11 @@ const std::vector<std::pair<std::string, std::string>>& files_read();
 /// empty, is how errors name these overrides (default "--set key.path").
 void apply_overrides(Document& doc, const std::vector<std::string>& assignments, const std::string& label = "");
 
+/// Whether the assignment "k=v" sets the key `target` (dotted path): k is
+/// target, or a map above it whose value holds it ("run={seed: 3}" sets
+/// run.seed, "run={duration: 1s}" does not).
+bool assignment_sets(const std::string& assignment, const std::string& target);
+
 /// load_document + apply_overrides, shared (Section keeps the document alive).
 /// Throws ConfigError as those do.
 std::shared_ptr<Document> load_with_overrides(const std::string& path, const std::vector<std::string>& assignments,

@@ -143,9 +143,7 @@ Study load_study(const std::string& path) {
   auto reject_axis_keys = [&](config::Section& sec, const std::string& key, const std::vector<std::string>& assigns) {
     for (const auto& a : assigns) {
       const std::string k = a.substr(0, a.find('='));
-      auto covers = [&](const std::string& target) {
-        return !target.empty() && (k == target || target.compare(0, k.size() + 1, k + ".") == 0);
-      };
+      auto covers = [&](const std::string& target) { return !target.empty() && config::assignment_sets(a, target); };
       if (covers("run.seed"))
         sec.fail(key, fmt::format("'{}' would set run.seed, which the study's seeds decide for every point; "
                                   "use seeds: {{first: N, count: 1}}",
@@ -185,7 +183,7 @@ Study load_study(const std::string& path) {
           s.fail("grid", fmt::format("'{}' must be a non-empty list", it->first.Scalar()));
         for (std::size_t i = 0; i < it->second.size(); ++i) vals.push_back(it->second[i].Scalar());
         grid.emplace_back(it->first.Scalar(), vals);
-        reject_axis_keys(s, "grid", {it->first.Scalar() + "="});
+        for (const auto& x : vals) reject_axis_keys(s, "grid", {it->first.Scalar() + "=" + x});
       }
     }
     s.mark_used("grid");

@@ -87,4 +87,17 @@ TEST(SetOverrides, AddressListItemsAsErrorMessagesNameThem) {
   EXPECT_NE(m.find("expected '.'"), std::string::npos) << m;
 }
 
+TEST(SetOverrides, AssignmentSetsKnowsWhichKeyAMapValueHolds) {
+  using fabricsim::config::assignment_sets;
+  EXPECT_TRUE(assignment_sets("run.seed=4", "run.seed"));
+  EXPECT_TRUE(assignment_sets("run={seed: 4}", "run.seed"));
+  EXPECT_FALSE(assignment_sets("run={deadline: 1s}", "run.seed"));
+  EXPECT_TRUE(assignment_sets("link.policy={name: preface}", "link.policy.name"));
+  EXPECT_FALSE(assignment_sets("link.policy.threshold=3", "link.policy.name"));  // a policy parameter
+  EXPECT_FALSE(assignment_sets("link={policy: {threshold: 3}}", "link.policy.name"));
+  EXPECT_TRUE(assignment_sets("link={policy: {name: x}}", "link.policy.name"));
+  EXPECT_FALSE(assignment_sets("run.seeds=4", "run.seed"));  // a prefix of the name is not the key
+  EXPECT_FALSE(assignment_sets("run=[", "run.seed"));        // malformed: reported where applied
+}
+
 }  // namespace
