@@ -1,9 +1,13 @@
 // fabricsim: the command-line program (platform.md §4).
 //   fabricsim run [FABRIC.yaml] [--set key.path=value]... [--seed N] [--policy P] [--out DIR]
-//   fabricsim sweep STUDY.yaml [--jobs N] [--out DIR]
+//   fabricsim sweep STUDY.yaml [--jobs N] [--out DIR] [--fresh] [--shard I/N | --collect]
+//   mpirun -np K fabricsim sweep STUDY.yaml [--out DIR]
+//   fabricsim check FABRIC.yaml [--set key.path=value]... [--dot FILE|DIR]
 //   fabricsim bench [STUDY.yaml]
 // Exit status: 0 success, 2 bad input (nothing written), 3 a run that could
-// not finish (diagnosis on stderr), 1 anything else.
+// not finish (diagnosis on stderr), 128+N interrupted by signal N (130 for
+// Ctrl-C), 1 anything else.
+#include <signal.h>
 #include <unistd.h>
 
 #include <systemc>
@@ -11,7 +15,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cstring>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +28,7 @@
 #include "platform/cli/bench.h"
 #include "platform/config/link_config.h"
 #include "platform/report/files.h"
+#include "platform/report/identity.h"
 #include "platform/report/trace.h"
 #include "platform/config/yaml_config.h"
 #include "platform/fabric/fabric_config.h"
@@ -69,28 +77,147 @@ struct RunArgs {
   bool trace = false;
 };
 
-void write_trace(const fs::path& out, const report::TraceWriter& tw, bool quiet) {
+// --- a run's output folder ---------------------------------------------------
+// Every file a run writes carries its identity (seed + config hash): result.json
+// under "run", each CSV in a trailing run_id column, trace.json under
+// "otherData.run". The outputs of a previous run in the same folder are removed
+// before simulating, so nothing there can be mixed up with this run's.
+const char* const kRunOutputs[] = {"result.json", "collectives.csv", "links.csv", "trace.json"};
+
+report::RunIdentity run_identity(const config::Document& doc, std::uint64_t seed) {
+  std::vector<report::InputFile> inputs;
+  for (const auto& [path, hash] : config::files_read()) inputs.push_back({path, hash});
+  // The fabric file itself enters through its effective content (after overrides).
+  auto it = std::find_if(inputs.begin(), inputs.end(), [&](const auto& f) { return f.path == doc.file; });
+  if (it != inputs.end() && it != inputs.begin()) std::rotate(inputs.begin(), it, it + 1);
+  YAML::Emitter e;
+  e << doc.root;
+  return report::make_run_identity(seed, e.c_str(), inputs);
+}
+
+// Ctrl-C / SIGTERM during a run: one line saying what was interrupted and what
+// was kept, exit 128+N. Files are written with the signals blocked, so none is
+// ever half-written.
+char g_interrupt_msg[2][1024];
+std::size_t g_interrupt_len[2] = {0, 0};
+
+extern "C" void on_run_signal(int sig) {
+  const int k = sig == SIGINT ? 0 : 1;
+  if (g_interrupt_len[k] && write(2, g_interrupt_msg[k], g_interrupt_len[k]) < 0) {
+  }
+  _exit(128 + sig);
+}
+
+void set_interrupt_message(const std::string& what) {
+  const char* names[2] = {"SIGINT", "SIGTERM"};
+  for (int k = 0; k < 2; ++k) {
+    const std::string m = fmt::format("{}interrupted ({}): {}\n", isatty(2) ? "\n" : "", names[k], what);
+    g_interrupt_len[k] = std::min(m.size(), sizeof g_interrupt_msg[k]);
+    std::memcpy(g_interrupt_msg[k], m.data(), g_interrupt_len[k]);
+  }
+}
+
+void install_run_signals(const std::string& what) {
+  set_interrupt_message(what);
+  struct sigaction sa {};
+  sa.sa_handler = on_run_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM}) {
+    struct sigaction old {};
+    sigaction(sig, nullptr, &old);
+    if (old.sa_handler != SIG_IGN) sigaction(sig, &sa, nullptr);  // an ignored signal (nohup) stays ignored
+  }
+}
+
+// Blocks SIGINT / SIGTERM for its lifetime (while outputs are written).
+struct BlockSignals {
+  sigset_t old;
+  BlockSignals() {
+    sigset_t b;
+    sigemptyset(&b);
+    sigaddset(&b, SIGINT);
+    sigaddset(&b, SIGTERM);
+    sigprocmask(SIG_BLOCK, &b, &old);
+  }
+  ~BlockSignals() { sigprocmask(SIG_SETMASK, &old, nullptr); }
+};
+
+// Before simulating: --out must be a folder we can write (else exit 2), and a
+// previous run's outputs there are removed. Installs the interrupt message.
+void prepare_out(const RunArgs& a) {
+  const fs::path out(a.out);
+  std::error_code ec;
+  if (fs::exists(out, ec) && !fs::is_directory(out, ec))
+    throw config::ConfigError(fmt::format("--out '{}': exists and is not a folder", a.out));
+  fs::create_directories(out, ec);
+  if (ec) throw config::ConfigError(fmt::format("--out '{}': cannot create the folder: {}", a.out, ec.message()));
+  const fs::path probe = out / fmt::format(".fabricsim-write-test-{}", getpid());
+  {
+    std::ofstream f(probe);
+    if (!f) throw config::ConfigError(fmt::format("--out '{}': the folder is not writable", a.out));
+  }
+  fs::remove(probe, ec);
+  for (const char* f : kRunOutputs) {
+    fs::remove(out / f, ec);
+    fs::remove(out / (std::string(f) + ".tmp"), ec);
+  }
+  install_run_signals(fmt::format("run of {} stopped before it finished; nothing written to {}", a.fabric, a.out));
+}
+
+void written(const RunArgs& a) {
+  set_interrupt_message(fmt::format("after the run of {} had finished; its outputs in {} are complete", a.fabric, a.out));
+}
+
+// result.json of a run: the simulation's JSON plus "run" (identity).
+std::string result_json(nlohmann::ordered_json j, const report::RunIdentity& id) {
+  j["run"] = id.json();
+  return j.dump(2) + "\n";
+}
+
+void write_trace(const fs::path& out, report::TraceWriter& tw, bool quiet, const report::RunIdentity& id) {
+  tw.set_run(id.json());
   write_atomic(out / "trace.json", tw.json());
   if (!quiet)
     std::cout << fmt::format("  wrote {} ({} events{})\n", (out / "trace.json").string(), tw.events(),
                              tw.dropped() ? fmt::format(", {} dropped past the cap", tw.dropped()) : "");
 }
 
-// Where `check` writes DOT: --dot, else out/<name>.dot with a file-name-safe
-// name (the default file stays inside out/).
+// Where `check` writes DOT: --dot FILE, else DIR/<name>.dot if --dot names an
+// existing folder, else out/<name>.dot, with a file-name-safe name (the
+// default file stays inside out/).
 std::string dot_path(const std::string& name, const std::string& dot_opt) {
-  if (!dot_opt.empty()) return dot_opt;
   std::string safe = name;
   for (char& ch : safe)
     if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.')) ch = '_';
   if (safe.empty() || safe[0] == '.') safe = "_" + safe;
-  return (fs::path("out") / (safe + ".dot")).string();
+  std::error_code ec;
+  if (!dot_opt.empty() && !fs::is_directory(dot_opt, ec)) return dot_opt;
+  return ((dot_opt.empty() ? fs::path("out") : fs::path(dot_opt)) / (safe + ".dot")).string();
 }
 
-// Load a fabric file with the command line's overrides applied.
+// Write the DOT file; a path that cannot be written is bad input (exit 2).
+void write_dot(const std::string& path, const std::string& dot) {
+  try {
+    write_atomic(path, dot);
+  } catch (const std::exception& e) {
+    throw config::ConfigError(fmt::format("--dot '{}': {}", path, e.what()));
+  }
+}
+
+// --seed / --policy and a --set of the same key: which should win is a guess,
+// so it is an error whatever the order.
+void reject_conflict(const std::vector<std::string>& sets, const std::string& flag, const std::string& key) {
+  for (const auto& s : sets)
+    if (config::assignment_sets(s, key))
+      throw config::ConfigError(fmt::format("{} and --set {} both set {}; give only one of them", flag,
+                                            s.substr(0, s.find('=')), key));
+}
+
 std::shared_ptr<config::Document> load_fabric_doc(const RunArgs& a, std::string& kind) {
   auto doc = config::load_with_overrides(a.fabric, a.sets);
   kind = fabric::fabric_kind(*doc);
+  if (!a.seed.empty()) reject_conflict(a.sets, "--seed", "run.seed");
+  if (!a.policy.empty() && kind != "pcie-host") reject_conflict(a.sets, "--policy", fabric::policy_key(kind));
   if (!a.policy.empty() && kind == "pcie-host")
     throw config::ConfigError("--policy: a pcie-host fabric has no link policy (its links are error-free PCIe)");
   if (!a.policy.empty()) config::apply_overrides(*doc, {fabric::policy_key(kind) + "=" + a.policy}, "--policy");
@@ -101,6 +228,8 @@ std::shared_ptr<config::Document> load_fabric_doc(const RunArgs& a, std::string&
 int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   const fabric::FabricRunConfig cfg = fabric::parse_fabric(config::root_section(doc));
   sim::validate_fabric(cfg);
+  const report::RunIdentity id = run_identity(*doc, cfg.seed);
+  prepare_out(a);
   if (!a.quiet)
     std::cout << fmt::format("fabricsim run: {} ({}), {} {} of {} per rank on {} accelerators, policy {}, seed {}\n",
                              cfg.fabric.name, a.fabric, cfg.workload.collective.algorithm,
@@ -113,10 +242,14 @@ int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
     return 3;
   }
   const fs::path out(a.out);
-  write_atomic(out / "collectives.csv", sim::collective_csv(cfg, r.row));
-  write_atomic(out / "links.csv", r.links_csv);
-  write_atomic(out / "result.json", r.json.dump(2) + "\n");
-  if (a.trace) write_trace(out, tw, a.quiet);
+  {
+    BlockSignals b;
+    write_atomic(out / "collectives.csv", report::with_run_id_column(sim::collective_csv(cfg, r.row), id.id()));
+    write_atomic(out / "links.csv", report::with_run_id_column(r.links_csv, id.id()));
+    write_atomic(out / "result.json", result_json(r.json, id));
+    if (a.trace) write_trace(out, tw, a.quiet, id);
+    written(a);
+  }
   if (!a.quiet)
     std::cout << r.summary
               << fmt::format("  wrote {0}/result.json, {0}/collectives.csv, {0}/links.csv\n", out.string());
@@ -131,6 +264,8 @@ int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
 
 int cmd_run_host(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   const fabric::HostRunConfig cfg = fabric::parse_host(config::root_section(doc));
+  const report::RunIdentity id = run_identity(*doc, cfg.seed);
+  prepare_out(a);
   const auto& W = cfg.workload;
   std::string group;
   for (int g : W.group) group += (group.empty() ? "" : ",") + std::to_string(g);
@@ -148,8 +283,12 @@ int cmd_run_host(const RunArgs& a, std::shared_ptr<config::Document> doc) {
     return 3;
   }
   const fs::path out(a.out);
-  write_atomic(out / "result.json", r.json.dump(2) + "\n");
-  if (a.trace) write_trace(out, tw, a.quiet);
+  {
+    BlockSignals b;
+    write_atomic(out / "result.json", result_json(r.json, id));
+    if (a.trace) write_trace(out, tw, a.quiet, id);
+    written(a);
+  }
   if (!a.quiet) std::cout << r.summary << fmt::format("  wrote {}/result.json\n", out.string());
   if (W.data && W.verify && !r.correct) {
     std::cerr << "error: the AllReduce result is numerically wrong\n";
@@ -164,6 +303,8 @@ int cmd_run(const RunArgs& a) {
   if (kind == "pcie-host") return cmd_run_host(a, doc);
   if (kind != "link-pair") return cmd_run_fabric(a, doc);
   const config::LinkExperimentConfig cfg = config::parse_link_experiment(config::root_section(doc));
+  const report::RunIdentity id = run_identity(*doc, cfg.seed);
+  prepare_out(a);
   if (!a.quiet)
     std::cout << fmt::format("fabricsim run: {} ({}), policy {}, seed {}, {} flits every {} ns\n", cfg.name,
                              a.fabric, cfg.link.policy_name, cfg.seed, cfg.traffic.flits,
@@ -174,8 +315,12 @@ int cmd_run(const RunArgs& a) {
     std::cerr << "error: the run could not finish: " << r.diagnosis << "\n";
     return 3;
   }
-  write_atomic(fs::path(a.out) / "result.json", r.json.dump(2) + "\n");
-  if (a.trace) write_trace(a.out, tw, a.quiet);
+  {
+    BlockSignals b;
+    write_atomic(fs::path(a.out) / "result.json", result_json(r.json, id));
+    if (a.trace) write_trace(a.out, tw, a.quiet, id);
+    written(a);
+  }
   if (!a.quiet) {
     const auto& m = r.metrics;
     const auto& l = r.json["link"];
@@ -221,9 +366,12 @@ int sc_main(int argc, char* argv[]) {
   RunArgs ra;
   auto* run = app.add_subcommand("run", "run one simulation; prints a summary and writes DIR/result.json");
   run->add_option("fabric", ra.fabric, "fabric YAML (default: topologies/ring8.yaml)");
-  run->add_option("--set", ra.sets, "override a parameter: key.path=value (repeatable)");
-  run->add_option("--seed", ra.seed, "seed, 0 to 2^64-1 (overrides run.seed)");
-  run->add_option("--policy", ra.policy, "fixed-strong | post-decode | predictive-fec | preface");
+  // One value per --set (CLI11 would otherwise take the fabric path after it as another value).
+  run->add_option("--set", ra.sets, "override a parameter: key.path=value, list items as links[0].a (repeatable)")
+      ->allow_extra_args(false);
+  run->add_option("--seed", ra.seed, "seed, 0 to 2^64-1 (sets run.seed; an error together with --set run.seed)");
+  run->add_option("--policy", ra.policy,
+                  "fixed-strong | post-decode | predictive-fec | preface (an error together with --set of the policy)");
   run->add_option("--out", ra.out, "output directory")->capture_default_str();
   run->add_flag("--quiet", ra.quiet, "no summary on stdout");
   run->add_flag("--trace", ra.trace, "also write DIR/trace.json (Chrome / Perfetto trace events)");
@@ -234,13 +382,18 @@ int sc_main(int argc, char* argv[]) {
   sweep->add_option("study", study_file, "study YAML")->required();
   sweep->add_option("--jobs,-j", jobs, "parallel processes")->check(CLI::Range(1u, 1024u))->capture_default_str();
   sweep->add_option("--out", sweep_out, "output directory (default: out/<study name>)");
+  bool fresh = false, collect = false;
+  std::string shard;
+  sweep->add_flag("--fresh", fresh, "rerun every point (by default a finished point is reused if nothing it depends on changed)");
+  sweep->add_option("--shard", shard, "I/N: run only the I-th of N shares of the points (batch arrays); no tables");
+  sweep->add_flag("--collect", collect, "run nothing; write the tables once every share is finished (refuses missing or stale points)");
 
   std::string check_fabric, check_dot;
   std::vector<std::string> check_sets;
   auto* check = app.add_subcommand("check", "validate a fabric, print its summary, write its graph as Graphviz DOT");
   check->add_option("fabric", check_fabric, "fabric YAML")->required();
-  check->add_option("--set", check_sets, "override a parameter: key.path=value (repeatable)");
-  check->add_option("--dot", check_dot, "DOT output file (default: out/<fabric name>.dot)");
+  check->add_option("--set", check_sets, "override a parameter: key.path=value (repeatable)")->allow_extra_args(false);
+  check->add_option("--dot", check_dot, "DOT output file, or a folder for <fabric name>.dot (default: out/<fabric name>.dot)");
 
   std::string bench_study = "topologies/studies/preface-primary.yaml";
   auto* bench = app.add_subcommand("bench", "measure simulated flit transmissions per wall-second on one core");
@@ -262,10 +415,23 @@ int sc_main(int argc, char* argv[]) {
       const sim::Study st = sim::load_study(study_file);
       sim::SweepOptions o;
       o.jobs = jobs;
+      o.fresh = fresh;
+      o.collect = collect;
+      if (!shard.empty()) {
+        unsigned i = 0, n = 0;
+        char tail = 0;
+        if (std::sscanf(shard.c_str(), "%u/%u%c", &i, &n, &tail) != 2 || n < 1 || i < 1 || i > n || n > 100000)
+          throw config::ConfigError(fmt::format("--shard '{}': expected I/N with 1 <= I <= N, e.g. --shard 2/8", shard));
+        o.shard_index = i;
+        o.shard_count = n;
+      }
+      if (collect && (fresh || !shard.empty()))
+        throw config::ConfigError("--collect runs no point: give it without --fresh and --shard");
       o.out_dir = sweep_out.empty() ? (fs::path("out") / st.name).string() : sweep_out;
       o.self_exe = self_exe(argv[0]);
       const int rc = sim::run_sweep(st, o);
-      if (rc == 0) std::cout << fmt::format("wrote {0}/results.csv and {0}/summary.json\n", o.out_dir);
+      if (rc == 0 && !o.shard_count && !sim::mpi_secondary_rank())
+        std::cout << fmt::format("wrote {0}/results.csv and {0}/summary.json\n", o.out_dir);
       return rc;
     }
     if (*bench) return cli::run_bench(resolve_default(bench_study));
@@ -285,7 +451,7 @@ int sc_main(int argc, char* argv[]) {
       if (kind == "pcie-host") {
         const auto hc = fabric::parse_host(config::root_section(doc));
         const std::string dot = dot_path(hc.host.name, check_dot);
-        write_atomic(dot, fabric::host_dot(hc.host));
+        write_dot(dot, fabric::host_dot(hc.host));
         std::cout << fabric::host_summary(hc) << fmt::format("wrote {}\n", dot);
         return 0;
       }
@@ -293,12 +459,13 @@ int sc_main(int argc, char* argv[]) {
       sim::validate_fabric(cfg);
       const fabric::FabricGraph g(cfg.fabric);
       const std::string dot = dot_path(cfg.fabric.name, check_dot);
-      write_atomic(dot, g.to_dot());
+      write_dot(dot, g.to_dot());
       std::cout << g.summary() << fmt::format("wrote {}\n", dot);
       return 0;
     }
   } catch (const config::ConfigError& e) {
-    std::cerr << "error: " << e.what() << "\n";
+    // Under mpirun every rank of a sweep loads the study: rank 0 alone says what is wrong.
+    if (!(*sweep && sim::mpi_secondary_rank())) std::cerr << "error: " << e.what() << "\n";
     return 2;
   } catch (const fabric::FabricError& e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -3,12 +3,15 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <vector>
 
 #include "platform/config/units.h"
+#include "platform/report/identity.h"
 
 namespace fabricsim::config {
 
@@ -92,15 +95,32 @@ void reject_duplicate_keys(const std::string& file, const YAML::Node& n, const s
 }
 }  // namespace
 
+namespace {
+std::vector<std::pair<std::string, std::string>>& read_registry() {
+  static std::vector<std::pair<std::string, std::string>> files;
+  return files;
+}
+}  // namespace
+
+const std::vector<std::pair<std::string, std::string>>& files_read() { return read_registry(); }
+
 Document load_document(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw ConfigError(fmt::format("{}: is a directory, not a YAML file", path));
-  std::ifstream f(path);
+  std::ifstream f(path, std::ios::binary);
   if (!f) throw ConfigError(fmt::format("{}: cannot open file", path));
+  std::string text{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  {
+    auto& reg = read_registry();
+    const std::string h = report::fnv1a64_hex(text);
+    auto it = std::find_if(reg.begin(), reg.end(), [&](const auto& e) { return e.first == path; });
+    if (it == reg.end()) reg.emplace_back(path, h);
+    else it->second = h;
+  }
   Document d;
   d.file = path;
   try {
-    d.root = YAML::Load(f);
+    d.root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw ConfigError(fmt::format("{}: YAML syntax error: {}", where(path, e.mark), e.msg));
   }
@@ -120,37 +140,112 @@ void apply_overrides(Document& doc, const std::vector<std::string>& assignments,
     const std::string who = label.empty() ? "--set " + path : label;
     if (value.find_first_not_of(" \t") == std::string::npos)
       throw ConfigError(fmt::format("{}: empty value", who));
-    std::vector<std::string> keys;
-    std::size_t start = 0;
-    while (true) {
-      const auto dot = path.find('.', start);
-      keys.push_back(path.substr(start, dot - start));
-      if (dot == std::string::npos) break;
-      start = dot + 1;
+    // Steps: map keys, each optionally followed by list indices ("links[0]").
+    struct Step {
+      std::string key;  // empty for an index step
+      std::size_t index = 0;
+      std::string name;  // the path up to and including this step, for messages
+    };
+    std::vector<Step> steps;
+    {
+      std::size_t i = 0;
+      std::string sofar;
+      auto bad = [&](const std::string& why) {
+        throw ConfigError(one_line(fmt::format("--set '{}': {}", a, why)));
+      };
+      while (i <= path.size()) {
+        std::size_t j = path.find_first_of(".[", i);
+        if (j == std::string::npos) j = path.size();
+        const std::string k = path.substr(i, j - i);
+        if (k.empty()) bad("empty key in path");
+        if (k.find(']') != std::string::npos) bad(fmt::format("unexpected ']' in '{}'", k));
+        sofar += (sofar.empty() ? "" : ".") + k;
+        steps.push_back({k, 0, sofar});
+        i = j;
+        while (i < path.size() && path[i] == '[') {
+          const std::size_t close = path.find(']', i);
+          const std::string digits = close == std::string::npos ? "" : path.substr(i + 1, close - i - 1);
+          if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9)
+            bad("a list index is written [N] with N a whole number, as in links[0].a");
+          sofar += "[" + digits + "]";
+          steps.push_back({"", static_cast<std::size_t>(std::stoul(digits)), sofar});
+          i = close + 1;
+        }
+        if (i == path.size()) break;
+        if (path[i] != '.') bad(fmt::format("expected '.' after '{}'", sofar));
+        ++i;
+        if (i == path.size()) bad("empty key in path");
+      }
     }
-    for (const auto& k : keys)
-      if (k.empty()) throw ConfigError(fmt::format("--set '{}': empty key in path", a));
     YAML::Node v;
     try {
       v = YAML::Load(value);
     } catch (const YAML::Exception& e) {
       throw ConfigError(one_line(fmt::format("{}: cannot parse value '{}': {}", who, value, e.msg)));
     }
-    // Walk down with node references (yaml-cpp nodes are handles).
-    std::vector<YAML::Node> chain{doc.root};
-    for (std::size_t i = 0; i + 1 < keys.size(); ++i) {
-      YAML::Node cur = chain.back();
-      YAML::Node next = cur[keys[i]];
-      if (!next.IsDefined() || next.IsNull()) {
-        cur[keys[i]] = YAML::Node(YAML::NodeType::Map);
-        next = cur[keys[i]];
-      } else if (!next.IsMap()) {
-        throw ConfigError(fmt::format("{}: '{}' is not a map", who, keys[i]));
+    // Walk down with node references (yaml-cpp nodes are handles); missing
+    // maps on the way are created, list items must exist.
+    YAML::Node cur = doc.root;
+    std::string parent;  // name of `cur`, for messages
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const Step& st = steps[i];
+      const bool last = i + 1 == steps.size();
+      if (st.key.empty()) {
+        if (!cur.IsSequence())
+          throw ConfigError(one_line(fmt::format("{}: '{}' is not a list", who, parent)));
+        if (st.index >= cur.size())
+          throw ConfigError(one_line(fmt::format("{}: '{}' has {} item(s); index {} is past the end", who, parent,
+                                                 cur.size(), st.index)));
+        if (last) {
+          cur[st.index] = v;
+          break;
+        }
+        YAML::Node next = cur[st.index];
+        cur.reset(next);
+      } else {
+        if (!cur.IsMap())
+          throw ConfigError(one_line(fmt::format("{}: '{}' is not a map", who, steps[i - 1].key.empty() ? parent : steps[i - 1].key)));
+        if (last) {
+          cur[st.key] = v;
+          break;
+        }
+        YAML::Node next = cur[st.key];
+        if (!next.IsDefined() || next.IsNull()) {
+          if (!steps[i + 1].key.empty()) {
+            cur[st.key] = YAML::Node(YAML::NodeType::Map);
+            next = cur[st.key];
+          } else {
+            throw ConfigError(one_line(fmt::format("{}: there is no list '{}' to index", who, st.name)));
+          }
+        }
+        cur.reset(next);
       }
-      chain.push_back(next);
+      parent = st.name;
     }
-    chain.back()[keys.back()] = v;
     doc.overridden[path] = who;
+  }
+}
+
+bool assignment_sets(const std::string& assignment, const std::string& target) {
+  const auto eq = assignment.find('=');
+  const std::string k = assignment.substr(0, eq);
+  if (k == target) return true;
+  if (eq == std::string::npos || target.compare(0, k.size() + 1, k + ".") != 0) return false;
+  try {
+    YAML::Node v = YAML::Load(assignment.substr(eq + 1));
+    std::string rest = target.substr(k.size() + 1);
+    while (true) {
+      const auto dot = rest.find('.');
+      if (!v.IsMap()) return false;
+      const YAML::Node& cv = v;
+      YAML::Node next = cv[rest.substr(0, dot)];
+      if (!next.IsDefined()) return false;
+      if (dot == std::string::npos) return true;
+      v.reset(next);
+      rest = rest.substr(dot + 1);
+    }
+  } catch (const YAML::Exception&) {
+    return false;  // a malformed value is reported where it is applied
   }
 }
 

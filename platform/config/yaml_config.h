@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+#include <utility>
 
 namespace fabricsim::config {
 
@@ -31,14 +32,27 @@ struct Document {
 };
 
 /// Load a YAML file. Throws ConfigError for a missing file or a syntax error
-/// (with line and column).
+/// (with line and column). The file is recorded in files_read().
 Document load_document(const std::string& path);
 
+/// Every file load_document has read in this process, in first-read order:
+/// (path as given, FNV-1a 64 hex of the bytes last read). A run's identity and
+/// a sweep's resume rule are built on it (the fabric file and every file it
+/// references, such as ladders).
+const std::vector<std::pair<std::string, std::string>>& files_read();
+
 /// Apply "key.path=value" overrides (from --set). The value is parsed as a
-/// YAML scalar, list or map. Throws ConfigError for a malformed assignment, an
-/// empty value, or a path that runs through a non-map node. `label`, if not
+/// YAML scalar, list or map. A path step may address an existing list item the
+/// way error messages name it: `links[0].a`, `workload.group[2]`. Throws
+/// ConfigError for a malformed assignment, an empty value, a path that runs
+/// through a non-map node (or indexes a non-list), or an index past the end. `label`, if not
 /// empty, is how errors name these overrides (default "--set key.path").
 void apply_overrides(Document& doc, const std::vector<std::string>& assignments, const std::string& label = "");
+
+/// Whether the assignment "k=v" sets the key `target` (dotted path): k is
+/// target, or a map above it whose value holds it ("run={seed: 3}" sets
+/// run.seed, "run={duration: 1s}" does not).
+bool assignment_sets(const std::string& assignment, const std::string& target);
 
 /// load_document + apply_overrides, shared (Section keeps the document alive).
 /// Throws ConfigError as those do.

@@ -7,7 +7,8 @@
 namespace fabricsim::report {
 
 /// Write `content` to `path` atomically, creating parent directories.
-/// Throws std::runtime_error if the file cannot be written.
+/// Throws std::runtime_error if the file cannot be written (also when `path`
+/// is a folder); FILE.tmp is removed on any failure.
 void write_atomic(const std::filesystem::path& path, const std::string& content);
 
 /// Whole file into `out`; false if it cannot be opened.

@@ -39,6 +39,7 @@ std::string TraceWriter::json() const {
   j["traceEvents"] = events_;
   j["displayTimeUnit"] = "ns";
   j["otherData"] = {{"producer", "fabricsim"}, {"dropped_events", dropped_}};
+  if (!run_.is_null()) j["otherData"]["run"] = run_;
   return j.dump() + "\n";
 }
 

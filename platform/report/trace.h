@@ -24,6 +24,9 @@ class TraceWriter {
   void name_process(int pid, const std::string& name);
   void name_thread(int pid, int tid, const std::string& name);
 
+  /// Identity of the run (report::RunIdentity::json()), written as otherData.run.
+  void set_run(nlohmann::ordered_json run) { run_ = std::move(run); }
+
   std::size_t events() const { return events_.size(); }
   std::size_t dropped() const { return dropped_; }
   /// The whole trace: {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}.
@@ -34,6 +37,7 @@ class TraceWriter {
   std::size_t max_;
   std::size_t dropped_ = 0;
   nlohmann::ordered_json events_ = nlohmann::ordered_json::array();
+  nlohmann::ordered_json run_;
 };
 
 }  // namespace fabricsim::report

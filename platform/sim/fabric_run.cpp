@@ -348,7 +348,11 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
               {"fec_bytes", res.fec_bytes},
               {"terminal_failures", res.terminal_failures},
               {"algbw_GBps", num(row.algbw_GBps)},
-              {"busbw_GBps", num(row.busbw_GBps)}};
+              {"busbw_GBps", num(row.busbw_GBps)},
+              // What was run and whether it was right, so a study's rows say it (not used by default columns).
+              {"collective", sw::to_string(spec.op)},
+              {"algorithm", spec.algorithm},
+              {"correct", j["collective"]["correct"]}};
 
   std::ostringstream sm;
   sm << fmt::format("#  {:>12} {:>12} {:>6} {:>6} {:>12} {:>10} {:>10} {:>8}\n", "size", "count", "type", "redop",

@@ -7,7 +7,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -24,7 +29,12 @@
 #include "platform/fabric/fabric_config.h"
 #include "platform/fabric/host_config.h"
 #include "platform/report/files.h"
+#include "platform/report/identity.h"
 #include "platform/stats/summary.h"
+
+#ifdef FABRICSIM_MPI
+#include <mpi.h>
+#endif
 
 extern char** environ;
 
@@ -73,6 +83,12 @@ Study load_study(const std::string& path) {
   config::Section root = config::root_section(doc);
   config::Section s = root.child("study");
   st.name = s.required_string("name");
+  // The name is the default output folder out/<name>: one plain folder name.
+  if (st.name.find_first_of("/\\") != std::string::npos || st.name == "." || st.name == ".." || st.name[0] == '.' ||
+      st.name.find_first_of("\n\r\t") != std::string::npos)
+    s.fail("name", fmt::format("'{}' must be a plain folder name (no '/', '\\', not starting with '.'): "
+                               "the sweep writes out/<name>",
+                               st.name));
   const std::string fabric = s.required_string("fabric");
   st.fabric = (fs::path(path).parent_path() / fabric).lexically_normal().string();
   if (!fs::exists(st.fabric)) s.fail("fabric", fmt::format("fabric file '{}' not found", st.fabric));
@@ -102,12 +118,15 @@ Study load_study(const std::string& path) {
   const std::vector<std::string> row_keys =
       link_pair ? kLinkColumns
       : host    ? kHostRowKeys
-                : std::vector<std::string>{"ranks",     "size_bytes",     "policy",    "seed",       "time_us",
-                                           "replayed_flits", "fec_bytes", "terminal_failures", "algbw_GBps", "busbw_GBps"};
+                : std::vector<std::string>{"ranks",          "size_bytes", "policy",           "seed",
+                                           "time_us",        "replayed_flits", "fec_bytes", "terminal_failures",
+                                           "algbw_GBps",     "busbw_GBps", "collective",       "algorithm",
+                                           "correct"};
   for (const auto& c : st.columns)
-    if (std::find(row_keys.begin(), row_keys.end(), c) == row_keys.end()) {
+    if (c != "variant" && std::find(row_keys.begin(), row_keys.end(), c) == row_keys.end()) {
       std::string known;
       for (const auto& k : row_keys) known += (known.empty() ? "" : ", ") + k;
+      known += ", variant";
       s.fail("columns", fmt::format("'{}' is not a result column of a {} run (known: {})", c, st.fabric_kind, known));
     }
   st.metrics = s.strings("metrics", link_pair ? kLinkMetrics : host ? kHostMetrics : kFabricMetrics);
@@ -118,6 +137,25 @@ Study load_study(const std::string& path) {
     if (!host && std::find(st.columns.begin(), st.columns.end(), need) == st.columns.end())
       s.fail("columns", fmt::format("columns must include '{}'", need));
 
+  // run.seed and the link policy are the study's axes (seeds:, policies:): a
+  // `set` of them would be overridden by every point's --seed / --policy.
+  const std::string policy_key = host ? "" : fabric::policy_key(st.fabric_kind);
+  auto reject_axis_keys = [&](config::Section& sec, const std::string& key, const std::vector<std::string>& assigns) {
+    for (const auto& a : assigns) {
+      const std::string k = a.substr(0, a.find('='));
+      auto covers = [&](const std::string& target) { return !target.empty() && config::assignment_sets(a, target); };
+      if (covers("run.seed"))
+        sec.fail(key, fmt::format("'{}' would set run.seed, which the study's seeds decide for every point; "
+                                  "use seeds: {{first: N, count: 1}}",
+                                  k));
+      if (covers(policy_key))
+        sec.fail(key, fmt::format("'{}' would set {}, which the study's policies decide for every point; "
+                                  "use policies: [...]",
+                                  k, policy_key));
+    }
+  };
+  reject_axis_keys(s, "set", st.common);
+
   std::set<std::string> names;
   std::vector<StudyVariant> declared;
   for (auto& v : s.list("variants")) {
@@ -126,6 +164,7 @@ Study load_study(const std::string& path) {
     if (!names.insert(sv.name).second) v.fail("name", fmt::format("variant '{}' is listed twice", sv.name));
     v.string("description", "");
     sv.assignments = v.assignments("set");
+    reject_axis_keys(v, "set", sv.assignments);
     sv.seeds = read_seeds(v, "seeds", false);
     v.finish();
     declared.push_back(sv);
@@ -144,6 +183,7 @@ Study load_study(const std::string& path) {
           s.fail("grid", fmt::format("'{}' must be a non-empty list", it->first.Scalar()));
         for (std::size_t i = 0; i < it->second.size(); ++i) vals.push_back(it->second[i].Scalar());
         grid.emplace_back(it->first.Scalar(), vals);
+        for (const auto& x : vals) reject_axis_keys(s, "grid", {it->first.Scalar() + "=" + x});
       }
     }
     s.mark_used("grid");
@@ -211,6 +251,8 @@ std::string cell_text(const nlohmann::json& v) {
   return v.dump();
 }
 
+std::string pt_variant_text(const Point& pt) { return cell_text(nlohmann::json(pt.variant)); }
+
 std::string join_args(const std::vector<std::string>& a) {
   std::string s;
   for (const auto& x : a) s += x + "\n";
@@ -229,8 +271,17 @@ pid_t spawn_point(const std::string& exe, const Point& pt) {
   posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  // The sweep blocks SIGINT / SIGTERM while it starts a point: the point must
+  // not inherit that mask, or it could not be interrupted.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, exe.c_str(), &fa, nullptr, cargv.data(), environ);
+  const int rc = posix_spawn(&pid, exe.c_str(), &fa, &attr, cargv.data(), environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) throw std::runtime_error(fmt::format("cannot start {}: {}", exe, std::strerror(rc)));
   return pid;
@@ -239,15 +290,95 @@ pid_t spawn_point(const std::string& exe, const Point& pt) {
 
 }  // namespace
 
-int run_sweep(const Study& st, const SweepOptions& opt) {
-  const fs::path out(opt.out_dir);
-  // A point is reused only if its arguments AND the fabric file's bytes are
-  // unchanged (FNV-1a 64 of the file).
-  std::string fabric_text;
-  read_file(st.fabric, fabric_text);
-  std::uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : fabric_text) h = (h ^ c) * 1099511628211ULL;
-  const std::string fabric_tag = fmt::format("fabric-fnv1a64 {:016x}\n", h);
+namespace {
+// Interruption (SIGINT / SIGTERM): the handler records the signal and passes
+// it on to the running points; the sweep loop then stops, keeps the finished
+// points and writes no tables.
+volatile std::sig_atomic_t g_signal = 0;
+constexpr std::size_t kMaxChildren = 1024;  // --jobs is at most 1024
+volatile pid_t g_children[kMaxChildren] = {};
+
+extern "C" void on_sweep_signal(int sig) {
+  g_signal = sig;
+  for (std::size_t i = 0; i < kMaxChildren; ++i)
+    if (g_children[i] > 0) kill(g_children[i], sig);
+}
+
+struct SignalGuard {  // installs the handler (unless the signal is ignored, as under nohup) for one sweep
+  struct sigaction old_int {}, old_term {};
+  SignalGuard() {
+    g_signal = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_sweep_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;  // no SA_RESTART: waitpid returns EINTR
+    for (auto [sig, old] : {std::pair{SIGINT, &old_int}, std::pair{SIGTERM, &old_term}}) {
+      sigaction(sig, nullptr, old);
+      if (old->sa_handler != SIG_IGN) sigaction(sig, &sa, nullptr);
+    }
+  }
+  ~SignalGuard() {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+  }
+};
+
+const char* signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal"; }
+
+// Why a point's previous result cannot be reused ("" = reusable). A point is
+// reused only if its result.json is the one this sweep recorded after the
+// point finished (result.stamp), was written by this very program (version and
+// build id), with the same arguments, from input files (fabric, ladders, ...)
+// whose bytes are unchanged.
+std::string stale_reason(const Point& pt, const std::string& args_text) {
+  const fs::path d(pt.dir);
+  std::string text, stamp, prev_args;
+  if (!read_file(d / "result.json", text)) return "not run yet";
+  if (!read_file(d / "result.stamp", stamp)) return "result.json not recorded as finished by a sweep";
+  if (stamp != "fnv1a64 " + report::fnv1a64_hex(text) + "\n") return "result.json was modified after the run";
+  if (!read_file(d / "args.txt", prev_args) || prev_args != args_text) return "arguments changed";
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const std::exception&) {
+    return "result.json is not valid JSON";
+  }
+  if (!j.contains("run") || !j["run"].is_object() || !j["run"].contains("program"))
+    return "result.json has no run identity (older program)";
+  const auto& prog = j["run"]["program"];
+  const auto& me = report::program_identity();
+  if (prog.value("version", "") != me["version"].get<std::string>() ||
+      prog.value("build_id", "") != me["build_id"].get<std::string>())
+    return "made by another build of fabricsim";
+  if (!j["run"].contains("inputs") || !j["run"]["inputs"].is_array()) return "result.json lists no input files";
+  for (const auto& in : j["run"]["inputs"]) {
+    const std::string f = in.value("file", "");
+    std::string now;
+    if (!read_file(f, now)) return f + " is gone";
+    if (report::fnv1a64_hex(now) != in.value("fnv1a64", "")) return f + " changed";
+  }
+  return "";
+}
+
+// Fail with exit status 2 (bad input) unless `dir` can be created and written.
+void require_writable_dir(const fs::path& dir, const std::string& what) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw config::ConfigError(fmt::format("{} '{}': exists and is not a folder", what, dir.string()));
+  fs::create_directories(dir, ec);
+  if (ec) throw config::ConfigError(fmt::format("{} '{}': cannot create the folder: {}", what, dir.string(), ec.message()));
+  const fs::path probe = dir / fmt::format(".fabricsim-write-test-{}", getpid());
+  {
+    std::ofstream f(probe);
+    if (!f) throw config::ConfigError(fmt::format("{} '{}': the folder is not writable", what, dir.string()));
+  }
+  fs::remove(probe, ec);
+}
+}  // namespace
+
+namespace {
+
+std::vector<Point> make_points(const Study& st, const fs::path& out) {
   std::vector<Point> points;
   for (std::size_t vi = 0; vi < st.variants.size(); ++vi) {
     const auto& v = st.variants[vi];
@@ -273,100 +404,409 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
         points.push_back(pt);
       }
   }
+  return points;
+}
 
-  // Resumable: reuse a point whose result.json was made with the same arguments.
-  std::vector<std::size_t> todo;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    std::string prev;
-    const fs::path d(points[i].dir);
-    if (fs::exists(d / "result.json") && read_file(d / "args.txt", prev) &&
-        prev == join_args(points[i].args) + fabric_tag)
-      continue;
-    todo.push_back(i);
+void track_child(pid_t pid, bool add) {
+  for (std::size_t i = 0; i < kMaxChildren; ++i)
+    if (add ? g_children[i] == 0 : g_children[i] == pid) {
+      g_children[i] = add ? pid : 0;
+      return;
+    }
+}
+
+// Start one point's `fabricsim run` (its folder prepared, args.txt written).
+pid_t start_point(const std::string& exe, const Point& pt) {
+  fs::create_directories(pt.dir);
+  for (const char* f : {"result.json", "result.stamp"}) fs::remove(fs::path(pt.dir) / f);
+  write_atomic(fs::path(pt.dir) / "args.txt", join_args(pt.args));
+  // Block the signals while the child starts, so none is missed between spawn and track.
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  sigprocmask(SIG_BLOCK, &block, &old);
+  const pid_t pid = spawn_point(exe, pt);
+  track_child(pid, true);
+  sigprocmask(SIG_SETMASK, &old, nullptr);
+  return pid;
+}
+
+// After a point's process ended: record a finished point (result.stamp);
+// returns its exit status (-1 if it died by a signal).
+int finish_point(const Point& pt, int status) {
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    std::string text;
+    if (read_file(fs::path(pt.dir) / "result.json", text)) {
+      write_atomic(fs::path(pt.dir) / "result.stamp", "fnv1a64 " + report::fnv1a64_hex(text) + "\n");
+      return 0;
+    }
+    return 1;
   }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
-  const bool tty = opt.progress && isatty(2);
-  const auto t0 = std::chrono::steady_clock::now();
-  std::size_t done = points.size() - todo.size(), next = 0, failed = 0;
-  std::map<pid_t, std::size_t> running;
+std::string failure_text(const Point& pt, int code) {
+  std::string log;
+  read_file(fs::path(pt.dir) / "run.log", log);
+  return fmt::format("point {}{}/s{} failed (exit {}): {}", pt.variant.empty() ? "" : pt.variant + "/", pt.policy,
+                     pt.seed, code, log);
+}
+
+struct Outcome {
+  std::size_t done = 0;    ///< points finished (reused included)
+  std::size_t failed = 0;
   std::string first_failure;
-  auto progress = [&]() {
+};
+
+struct Progress {
+  bool tty;
+  std::string name;
+  std::size_t total;
+  unsigned jobs;
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  void show(std::size_t done) const {
     if (!tty) return;
     const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::fprintf(stderr, "\r[sweep %s] %zu/%zu points, %u jobs, %.0fs elapsed ", st.name.c_str(), done,
-                 points.size(), opt.jobs, el);
+    std::fprintf(stderr, "\r[sweep %s] %zu/%zu points, %u jobs, %.0fs elapsed ", name.c_str(), done, total, jobs, el);
     std::fflush(stderr);
-  };
-  progress();
+  }
+};
+
+// Run `todo` as local processes, opt.jobs at a time.
+void run_local(const std::vector<Point>& points, const std::vector<std::size_t>& todo, const SweepOptions& opt,
+               const Progress& pr, Outcome& oc) {
+  std::size_t next = 0;
+  std::map<pid_t, std::size_t> running;
+  pr.show(oc.done);
   while (next < todo.size() || !running.empty()) {
-    while (failed == 0 && next < todo.size() && running.size() < opt.jobs) {
-      const Point& pt = points[todo[next]];
-      fs::create_directories(pt.dir);
-      fs::remove(fs::path(pt.dir) / "result.json");
-      write_atomic(fs::path(pt.dir) / "args.txt", join_args(pt.args) + fabric_tag);
-      running[spawn_point(opt.self_exe, pt)] = todo[next];
+    while (oc.failed == 0 && !g_signal && next < todo.size() && running.size() < opt.jobs) {
+      running[start_point(opt.self_exe, points[todo[next]])] = todo[next];
       ++next;
     }
     if (running.empty()) break;
     int status = 0;
     const pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) break;
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
     auto it = running.find(pid);
     if (it == running.end()) continue;
+    track_child(pid, false);
     const Point& pt = points[it->second];
     running.erase(it);
-    if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-      ++failed;
-      if (first_failure.empty()) {
-        std::string log;
-        read_file(fs::path(pt.dir) / "run.log", log);
-        first_failure = fmt::format("point {}{}/s{} failed (exit {}): {}", pt.variant.empty() ? "" : pt.variant + "/",
-                                    pt.policy, pt.seed, WIFEXITED(status) ? WEXITSTATUS(status) : -1, log);
-      }
+    const int code = finish_point(pt, status);
+    if (code == 0) {
+      ++oc.done;
+    } else if (!g_signal) {
+      ++oc.failed;
+      ++oc.done;
+      if (oc.first_failure.empty()) oc.first_failure = failure_text(pt, code);
     }
-    ++done;
-    progress();
+    pr.show(oc.done);
   }
+}
+
+// --- MPI (mpirun -np K fabricsim sweep ...) ----------------------------------
+// Rank 0 hands out point indices as ranks become free (so uneven points
+// balance); ranks 1..K-1 run one point at a time as a local process and report
+// its exit status. Every rank sees the same output folder (a shared file
+// system on a cluster). Waiting polls with short sleeps, so that an idle rank
+// does not spin a core.
+#ifdef FABRICSIM_MPI
+constexpr int kTagReady = 1, kTagAssign = 2;
+
+void wait_request(MPI_Request& req, MPI_Status& st) {
+  int flag = 0;
+  while (true) {
+    MPI_Test(&req, &flag, &st);
+    if (flag) return;
+    struct timespec ts{0, 2'000'000};
+    nanosleep(&ts, nullptr);
+  }
+}
+
+void mpi_master(int size, const std::vector<Point>& points, const std::vector<std::size_t>& todo,
+                const Progress& pr, Outcome& oc, std::vector<std::size_t>& per_rank) {
+  per_rank.assign(static_cast<std::size_t>(size), 0);
+  int active = size - 1;
+  std::size_t next = 0;
+  pr.show(oc.done);
+  while (active > 0) {
+    int msg[2];
+    MPI_Request req;
+    MPI_Status stt;
+    MPI_Irecv(msg, 2, MPI_INT, MPI_ANY_SOURCE, kTagReady, MPI_COMM_WORLD, &req);
+    wait_request(req, stt);
+    if (msg[0] >= 0) {  // a finished point
+      const Point& pt = points[static_cast<std::size_t>(msg[0])];
+      if (msg[1] == 0) {
+        ++oc.done;
+      } else if (!g_signal) {
+        ++oc.failed;
+        ++oc.done;
+        if (oc.first_failure.empty()) oc.first_failure = failure_text(pt, msg[1]);
+      }
+      pr.show(oc.done);
+    }
+    int assign = -1;
+    if (oc.failed == 0 && !g_signal && next < todo.size()) {
+      assign = static_cast<int>(todo[next++]);
+      ++per_rank[static_cast<std::size_t>(stt.MPI_SOURCE)];
+    }
+    MPI_Send(&assign, 1, MPI_INT, stt.MPI_SOURCE, kTagAssign, MPI_COMM_WORLD);
+    if (assign < 0) --active;
+  }
+}
+
+void mpi_worker(const std::vector<Point>& points, const SweepOptions& opt) {
+  int msg[2] = {-1, 0};
+  while (true) {
+    MPI_Send(msg, 2, MPI_INT, 0, kTagReady, MPI_COMM_WORLD);
+    int assign = -1;
+    MPI_Request req;
+    MPI_Status stt;
+    MPI_Irecv(&assign, 1, MPI_INT, 0, kTagAssign, MPI_COMM_WORLD, &req);
+    wait_request(req, stt);
+    if (assign < 0 || static_cast<std::size_t>(assign) >= points.size()) return;
+    const Point& pt = points[static_cast<std::size_t>(assign)];
+    const pid_t pid = start_point(opt.self_exe, pt);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    track_child(pid, false);
+    msg[0] = assign;
+    msg[1] = finish_point(pt, status);
+  }
+}
+
+struct MpiSession {  // MPI_Init / MPI_Finalize around one sweep
+  int rank = 0, size = 1;
+  MpiSession() {
+    MPI_Init(nullptr, nullptr);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  }
+  ~MpiSession() { MPI_Finalize(); }
+};
+#endif
+
+int collect_tables(const Study& st, const std::vector<Point>& points, const fs::path& out);
+
+}  // namespace
+
+bool mpi_available() {
+#ifdef FABRICSIM_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+int mpi_launch_size() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"})
+    if (const char* e = std::getenv(v)) return std::max(1, std::atoi(e));
+  return std::getenv("PMIX_RANK") ? 2 : 1;  // PMIx without a size: assume a parallel launch
+}
+
+bool mpi_secondary_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const char* e = std::getenv(v)) return std::atoi(e) != 0;
+  return false;
+}
+
+int run_sweep(const Study& st, const SweepOptions& opt) {
+  const fs::path out(opt.out_dir);
+  [[maybe_unused]] int rank = 0, size = 1;
+#ifdef FABRICSIM_MPI
+  std::unique_ptr<MpiSession> mpi;
+  if (mpi_launch_size() > 1) {
+    mpi = std::make_unique<MpiSession>();
+    rank = mpi->rank;
+    size = mpi->size;
+  }
+#else
+  if (mpi_launch_size() > 1)
+    throw config::ConfigError(fmt::format(
+        "started by mpirun with {} ranks, but this fabricsim was built without MPI (install libopenmpi-dev, "
+        "rebuild); or use --shard I/N and --collect",
+        mpi_launch_size()));
+#endif
+  if (size > 1 && (opt.shard_count || opt.collect))
+    throw config::ConfigError("--shard and --collect are for batch schedulers; under mpirun give neither");
+  const std::vector<Point> points = make_points(st, out);
+  SignalGuard guard;
+#ifdef FABRICSIM_MPI
+  if (rank != 0) {
+    // Wait for rank 0 to prepare the output folder (it may refuse it).
+    int ok = 0;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (ok) mpi_worker(points, opt);
+    return 0;
+  }
+  if (size > 1) {
+    int ok = 0;
+    try {
+      require_writable_dir(out, "--out");
+      ok = 1;
+    } catch (...) {
+      MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      throw;
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  }
+#endif
+  require_writable_dir(out, "--out");
+  // A failed or interrupted sweep must leave no table that could be taken for
+  // its result: the previous ones go before anything runs.
+  for (const char* t : {"results.csv", "summary.json", "results.csv.tmp", "summary.json.tmp"}) fs::remove(out / t);
+
+  // This invocation's points: all, or one share (--shard I/N: every N-th point
+  // from the I-th, in the study's fixed order).
+  std::vector<std::size_t> scope;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (!opt.shard_count || i % opt.shard_count == opt.shard_index - 1) scope.push_back(i);
+  const std::string label =
+      opt.shard_count ? fmt::format("sweep {} share {}/{}", st.name, opt.shard_index, opt.shard_count)
+                      : fmt::format("sweep {}", st.name);
+
+  // Resume: reuse a point only if nothing that determines its result changed.
+  std::vector<std::size_t> todo;
+  std::vector<std::pair<std::string, std::size_t>> reasons;  // why points rerun, first-seen order
+  for (std::size_t i : scope) {
+    const std::string why = opt.fresh ? "--fresh" : stale_reason(points[i], join_args(points[i].args));
+    if (why.empty()) continue;
+    todo.push_back(i);
+    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.first == why; });
+    if (it == reasons.end()) reasons.emplace_back(why, 1);
+    else ++it->second;
+  }
+  std::string why;
+  for (const auto& [r, n] : reasons) why += fmt::format("{}{} {}", why.empty() ? "" : ", ", n, r);
+  if (opt.collect) {
+    if (!todo.empty()) {
+      std::cerr << fmt::format(
+          "error: cannot collect {}: {} of {} points are missing or stale ({}; first: {}); run every share "
+          "(--shard I/N) with this program first\n",
+          st.name, todo.size(), points.size(), why, points[todo.front()].dir);
+      return 3;
+    }
+    std::cout << fmt::format("{}: collecting {} finished points\n", label, points.size());
+    return collect_tables(st, points, out);
+  }
+  std::cout << fmt::format("{}: {} points{}, {} reused, {} to run{}{}\n", label, scope.size(),
+                           opt.shard_count ? fmt::format(" of {}", points.size()) : "", scope.size() - todo.size(),
+                           todo.size(), why.empty() ? "" : " (" + why + ")",
+                           size > 1 ? fmt::format(", over {} MPI ranks", size - 1) : "");
+  std::cout.flush();
+
+  const bool tty = opt.progress && isatty(2);
+  const Progress pr{tty, st.name, scope.size(), size > 1 ? static_cast<unsigned>(size - 1) : opt.jobs};
+  Outcome oc;
+  oc.done = scope.size() - todo.size();
+#ifdef FABRICSIM_MPI
+  std::vector<std::size_t> per_rank;
+  if (size > 1) mpi_master(size, points, todo, pr, oc, per_rank);
+  else run_local(points, todo, opt, pr, oc);
+  if (size > 1) {
+    std::string ranks;
+    for (std::size_t r = 1; r < per_rank.size(); ++r) ranks += fmt::format("{}{}", r > 1 ? ", " : "", per_rank[r]);
+    std::cout << fmt::format("{}: points run per MPI rank 1..{}: {}\n", label, size - 1, ranks);
+  }
+#else
+  run_local(points, todo, opt, pr, oc);
+#endif
   if (tty) std::fprintf(stderr, "\n");
-  if (failed) {
-    std::cerr << "error: " << first_failure << (first_failure.empty() || first_failure.back() != '\n' ? "\n" : "");
-    std::cerr << fmt::format("error: {} point(s) failed; results.csv and summary.json not written\n", failed);
+  if (g_signal) {
+    std::cerr << fmt::format(
+        "interrupted ({}): {} stopped with {} of {} points finished; they are kept in {}/points and a rerun of "
+        "the same command resumes from them; results.csv and summary.json not written\n",
+        signal_name(g_signal), label, oc.done, scope.size(), out.string());
+    return 128 + g_signal;
+  }
+  if (oc.failed) {
+    std::cerr << "error: " << oc.first_failure
+              << (oc.first_failure.empty() || oc.first_failure.back() != '\n' ? "\n" : "");
+    std::cerr << fmt::format("error: {} point(s) failed; results.csv and summary.json not written\n", oc.failed);
     return 3;
   }
+  if (opt.shard_count) {
+    std::cout << fmt::format("{}: done; `fabricsim sweep {} --collect --out {}` writes the tables once every share "
+                             "is done\n",
+                             label, st.file, out.string());
+    return 0;
+  }
+  return collect_tables(st, points, out);
+}
 
+namespace {
+
+// Collect: one CSV row per point, columns from result.json "row"; write
+// results.csv and summary.json.
+int collect_tables(const Study& st, const std::vector<Point>& points, const fs::path& out) {
   // Collect: one CSV row per point, columns from result.json "row".
-  const bool variant_col = st.variants.size() > 1 && !st.explicit_columns &&
-                           std::find(st.columns.begin(), st.columns.end(), "variant") == st.columns.end();
-  std::ostringstream csv;
-  if (variant_col) csv << "variant,";
-  for (std::size_t i = 0; i < st.columns.size(); ++i) csv << (i ? "," : "") << st.columns[i];
-  csv << "\n";
-  std::vector<std::string> axes;
-  for (const auto& c : st.columns)
-    if (c != "policy" && c != "seed" && c != "variant" &&
-        std::find(st.metrics.begin(), st.metrics.end(), c) == st.metrics.end())
-      axes.push_back(c);
-  // cell key (variant + axis values) -> samples, in first-seen order
-  std::vector<std::pair<std::string, nlohmann::ordered_json>> cell_keys;
-  std::map<std::string, std::vector<stats::Sample>> cells;
-  std::map<std::string, nlohmann::ordered_json> incomplete;  // points without a metric (terminal failure)
-  nlohmann::ordered_json estimates = nlohmann::ordered_json::array();
+  std::vector<nlohmann::json> results;
   for (const auto& pt : points) {
     std::string text;
     if (!read_file(fs::path(pt.dir) / "result.json", text)) {
       std::cerr << "error: missing " << pt.dir << "/result.json\n";
       return 3;
     }
-    const auto j = nlohmann::json::parse(text);
-    const auto& row = j.at("row");
-    if (variant_col) csv << cell_text(nlohmann::json(pt.variant)) << ",";
-    for (std::size_t i = 0; i < st.columns.size(); ++i) {
-      const auto& c = st.columns[i];
-      if (!row.contains(c)) {
+    results.push_back(nlohmann::json::parse(text));
+    const auto& row = results.back().at("row");
+    for (const auto& c : st.columns)
+      if (c != "variant" && !row.contains(c)) {
         std::cerr << fmt::format("error: column '{}' is not in {}/result.json (row keys: {})\n", c, pt.dir, row.dump());
         return 3;
       }
-      csv << (i ? "," : "") << cell_text(row.at(c));
+  }
+  std::vector<std::string> axes;
+  for (const auto& c : st.columns)
+    if (c != "policy" && c != "seed" && c != "variant" && c != "correct" &&
+        std::find(st.metrics.begin(), st.metrics.end(), c) == st.metrics.end())
+      axes.push_back(c);
+  // results.csv always tells its points apart: if the listed columns (their
+  // non-metric values) leave two points of different variants, or of
+  // different seeds, looking alike, a leading variant / seed column is added.
+  const bool has_col_variant = std::find(st.columns.begin(), st.columns.end(), "variant") != st.columns.end();
+  const bool has_col_seed = std::find(st.columns.begin(), st.columns.end(), "seed") != st.columns.end();
+  bool variant_col = st.variants.size() > 1 && !st.explicit_columns && !has_col_variant;
+  bool seed_col = false;
+  {
+    std::map<std::string, std::size_t> seen;  // non-metric values -> first point
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      std::string key;
+      for (const auto& c : st.columns)
+        if (c == "variant") key += pt_variant_text(points[i]) + ",";
+        else if (std::find(st.metrics.begin(), st.metrics.end(), c) == st.metrics.end())
+          key += cell_text(results[i].at("row").at(c)) + ",";
+      auto [it, fresh] = seen.emplace(key, i);
+      if (fresh) continue;
+      const Point& other = points[it->second];
+      if (other.cell != points[i].cell && !has_col_variant) variant_col = true;
+      else if (other.cell == points[i].cell && other.seed != points[i].seed && !has_col_seed) seed_col = true;
+    }
+  }
+  std::ostringstream csv;
+  if (variant_col) csv << "variant,";
+  if (seed_col) csv << "seed,";
+  for (std::size_t i = 0; i < st.columns.size(); ++i) csv << (i ? "," : "") << st.columns[i];
+  csv << "\n";
+  // cell key (variant + axis values) -> samples, in first-seen order
+  std::vector<std::pair<std::string, nlohmann::ordered_json>> cell_keys;
+  std::map<std::string, std::vector<stats::Sample>> cells;
+  std::map<std::string, nlohmann::ordered_json> incomplete;  // points without a metric (terminal failure)
+  nlohmann::ordered_json estimates = nlohmann::ordered_json::array();
+  for (std::size_t pi = 0; pi < points.size(); ++pi) {
+    const Point& pt = points[pi];
+    const auto& j = results[pi];
+    const auto& row = j.at("row");
+    if (variant_col) csv << cell_text(nlohmann::json(pt.variant)) << ",";
+    if (seed_col) csv << pt.seed << ",";
+    for (std::size_t i = 0; i < st.columns.size(); ++i) {
+      const auto& c = st.columns[i];
+      csv << (i ? "," : "") << (c == "variant" ? pt_variant_text(pt) : cell_text(row.at(c)));
     }
     csv << "\n";
     // One cell per study variant (declared x grid) and value of the axis
@@ -447,5 +887,7 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
   write_atomic(out / "summary.json", summary.dump(2) + "\n");
   return 0;
 }
+
+}  // namespace
 
 }  // namespace fabricsim::sim

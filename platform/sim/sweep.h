@@ -43,12 +43,38 @@ struct SweepOptions {
   std::string out_dir;
   std::string self_exe;  ///< path of the fabricsim binary to run per point
   bool progress = true;  ///< progress line on stderr when it is a terminal
+  bool fresh = false;    ///< rerun every point, reuse nothing
+  unsigned shard_index = 0;  ///< --shard I/N: run only points i with i % N == I - 1 (1-based I), no tables
+  unsigned shard_count = 0;  ///< N of --shard I/N; 0 = all points
+  bool collect = false;      ///< --collect: run nothing, write the tables if every point is finished and current
 };
 
-/// Run every point not already done (resumable: a point whose result.json
-/// exists with the same arguments and fabric bytes is reused), then write
-/// results.csv and summary.json atomically. Returns 0 on success; on a failed
-/// point prints its diagnosis to stderr and returns 3 without writing the tables.
+/// Whether this program was built with MPI (OpenMPI): `mpirun -np K fabricsim sweep`.
+bool mpi_available();
+/// Number of ranks of the MPI launch this process belongs to (1 if not launched by mpirun).
+int mpi_launch_size();
+/// Whether this process is an MPI rank other than 0 (it then prints no errors, rank 0 does).
+bool mpi_secondary_rank();
+
+/// Run every point not already done, then write results.csv and summary.json
+/// atomically. Resume rule (docs/user-guide.md): a point's result.json is
+/// reused only if the sweep recorded it as finished (result.stamp holds its
+/// hash), it was written by this very program (version and build id in its
+/// "run.program"), with the same arguments (args.txt), and every input file
+/// it lists under "run.inputs" (fabric, ladders, ...) still has the same bytes.
+/// Prints one line with the number of points reused and why the others run.
+/// The previous results.csv / summary.json are removed before anything runs.
+/// Returns 0 on success; 3 on a failed point (its diagnosis on stderr, no
+/// tables); 128+signal if interrupted by SIGINT / SIGTERM (finished points are
+/// kept, no tables). Throws config::ConfigError if the output folder cannot be
+/// written.
+///
+/// Under mpirun (K > 1 ranks, built with MPI) rank 0 hands out points to
+/// ranks 1..K-1 as they become free and writes the tables; with --shard I/N
+/// only that share runs and no tables are written; with --collect nothing runs
+/// and the tables are written only if every point passes the resume rule
+/// (else 3, naming how many are missing or stale). The tables are
+/// byte-identical whichever way the points ran.
 int run_sweep(const Study& study, const SweepOptions& opt);
 
 }  // namespace fabricsim::sim

@@ -305,7 +305,10 @@ t_sweep_resume() {
 
 t_default_fabric() {
   local out="$RES/default"
-XX
+  run_in "$ROOT" run --out "$out" --set workload.size=64KiB
+  [[ $rc -eq 0 ]] || { note "run (no fabric) from $ROOT: exit $rc"; show_output; return; }
+  grep -q "ring8" "$OUT" || { note "stdout does not name the default fabric ring8"; show_output; }
+  [[ -s $out/result.json ]] || note "$out/result.json missing"
 }
 
 t_help() {
@@ -460,6 +463,366 @@ assert len(spans) >= 500, len(spans)            # every flit is transmitted at l
 assert all(e["dur"] > 0 and e["ts"] >= 0 for e in spans)
 assert spans[0]["name"] == "seq 0", spans[0]
 PY
+}
+
+
+# ------------------------------------------- outputs a user can trust ---
+# Issue 8: resume rule, stale tables, run identity, output folders, command
+# line surprises, axes in results.csv, Ctrl-C.
+
+# lad_study NAME: a PCIe decode study whose points pick transports from a
+# ladder file; fabric, ladders and study copied under $FX/NAME/.
+lad_study() {
+  local d="$FX/$1"
+  mkdir -p "$d/ladders"
+  cp "$ROOT/topologies/frank2.yaml" "$d/"
+  cp "$ROOT"/topologies/ladders/*.yaml "$d/ladders/"
+  cat >"$d/study.yaml" <<'YAML'
+study:
+  name: cli-ladder
+  fabric: frank2.yaml
+  seeds: {first: 1, count: 2}
+  columns: [group, selection, picks, seed, ops, mean_us]
+  metrics: [ops, mean_us]
+  set: {workload.mode: decode, decode.selection: ladder, workload.duration: 20ms}
+YAML
+}
+
+t_resume_ladder_changed() {
+  local d="$FX/lad1" out="$RES/lad1"
+  lad_study lad1
+  fs sweep "$d/study.yaml" --jobs 2 --out "$out"
+  [[ $rc -eq 0 ]] || { note "first sweep: exit $rc"; show_output; return; }
+  grep -q '81920B=full_phased' "$out/results.csv" || { note "the ladder's 80 KiB pick full_phased is not in results.csv"; return; }
+  sed -i 's/{max: 110KiB,  transport: full_phased}/{max: 110KiB,  transport: full}/' "$d/ladders/frank2-quadrant-crossing.yaml"
+  fs sweep "$d/study.yaml" --jobs 2 --out "$out"
+  [[ $rc -eq 0 ]] || { note "resumed sweep after editing the ladder: exit $rc"; show_output; return; }
+  grep -q '81920B=full,' "$out/results.csv" || note "results.csv still holds the old ladder's pick: $(sed -n 2p "$out/results.csv")"
+  grep -qF "0 reused, 2 to run (2 $d/ladders/frank2-quadrant-crossing.yaml changed)" "$OUT" ||
+    { note "the sweep does not say that the ladder's change reruns both points"; show_output; }
+}
+
+t_resume_rejects_edited_and_foreign_results() {
+  # SW1 is the finished small sweep: a hand-edited goodput, and a result.json
+  # stamped as finished but made by another build, are both rerun.
+  local a="$SW1/points/preface/s11" b="$SW1/points/fixed-strong/s12"
+  [[ -s $a/result.json && -s $b/result.json ]] || { note "no finished sweep in $SW1"; return; }
+  cp -- "$SW1/results.csv" "$TMP/ok.csv"
+  python3 - "$a/result.json" "$b/result.json" <<'PY' || { note "cannot edit the point results"; return; }
+import json, sys, hashlib
+a, b = sys.argv[1:3]
+j = json.load(open(a)); j["row"]["goodput_gbps"] = 999.0
+open(a, "w").write(json.dumps(j, indent=2) + "\n")
+j = json.load(open(b))
+if "run" in j: j["run"]["program"]["build_id"] = "0" * 40
+j["row"]["goodput_gbps"] = 998.0
+text = json.dumps(j, indent=2) + "\n"
+open(b, "w").write(text)
+h = 14695981039346656037  # FNV-1a 64 offset basis
+for c in text.encode():
+    h = ((h ^ c) * 1099511628211) % (1 << 64)
+open(b.replace("result.json", "result.stamp"), "w").write("fnv1a64 %016x\n" % h)
+PY
+  fs sweep "$SWEEP_STUDY" --jobs 2 --out "$SW1"
+  [[ $rc -eq 0 ]] || { note "resumed sweep: exit $rc"; show_output; return; }
+  cmp -s -- "$TMP/ok.csv" "$SW1/results.csv" || note "results.csv took an edited or foreign result: $(grep -E '99[89]\.0' "$SW1/results.csv")"
+  grep -qF "6 points, 4 reused, 2 to run" "$OUT" || { note "expected 4 reused, 2 to run"; show_output; }
+  grep -qF "result.json was modified after the run" "$OUT" || note "no reason given for the edited point"
+  grep -qF "made by another build of fabricsim" "$OUT" || note "no reason given for the foreign point"
+}
+
+t_sweep_fresh() {
+  local before after
+  [[ -s $SW1/results.csv ]] || { note "no finished sweep in $SW1"; return; }
+  before=$(mtimes "$SW1")
+  sleep 1
+  fs sweep "$SWEEP_STUDY" --jobs 2 --out "$SW1" --fresh
+  [[ $rc -eq 0 ]] || { note "sweep --fresh: exit $rc"; show_output; return; }
+  after=$(mtimes "$SW1")
+  local same
+  same=$(comm -12 <(sort <<<"$before") <(sort <<<"$after") | wc -l)
+  [[ $same -eq 0 ]] || note "--fresh left $same point result.json files untouched"
+  grep -qF "6 points, 0 reused, 6 to run (6 --fresh)" "$OUT" || { note "--fresh does not say so"; show_output; }
+  cmp -s -- "$TMP/prev.csv" "$SW1/results.csv" || note "results.csv differs after --fresh"
+}
+
+t_failed_sweep_leaves_no_tables() {
+  local out="$RES/failsweep"
+  fs sweep "$SWEEP_STUDY" --jobs 2 --out "$out"
+  [[ $rc -eq 0 && -s $out/results.csv ]] || { note "first sweep: exit $rc"; show_output; return; }
+  # Make one point fail on the rerun: its result.json.tmp cannot be created.
+  rm -f -- "$out/points/preface/s13/result.json"
+  mkdir -p "$out/points/preface/s13/result.json.tmp/blocker"
+  fs sweep "$SWEEP_STUDY" --jobs 2 --out "$out"
+  [[ $rc -eq 3 ]] || note "sweep with a failing point: exit $rc, expected 3"
+  [[ ! -e $out/results.csv && ! -e $out/summary.json ]] ||
+    note "a failed sweep left results.csv / summary.json: $(ls "$out")"
+  rm -rf -- "$out/points/preface/s13/result.json.tmp"
+}
+
+t_run_out_identity() {
+  local out="$RES/ident" f="$ROOT/topologies/ring8.yaml"
+  fs run "$f" --set workload.size=64KiB --seed 4 --trace --quiet --out "$out"
+  [[ $rc -eq 0 ]] || { note "run 1: exit $rc"; show_output; return; }
+  [[ -s $out/trace.json ]] || { note "run 1 wrote no trace.json"; return; }
+  fs run "$f" --set workload.size=128KiB --seed 5 --quiet --out "$out"
+  [[ $rc -eq 0 ]] || { note "run 2: exit $rc"; show_output; return; }
+  [[ ! -e $out/trace.json ]] || note "the first run's trace.json is still beside the second run's outputs"
+  local why
+  why=$(python3 - "$out" <<'PY' 2>&1
+import csv, json, sys
+d = sys.argv[1]
+r = json.load(open(d + "/result.json"))["run"]
+assert r["seed"] == 5 and len(r["config_hash"]) == 16, r
+assert r["id"] == "seed5-config" + r["config_hash"], r
+assert r["program"]["name"] == "fabricsim" and r["program"]["build_id"], r
+for name in ("collectives.csv", "links.csv"):
+    rows = list(csv.DictReader(open(d + "/" + name)))
+    assert rows and all(x["run_id"] == r["id"] for x in rows), (name, rows[:1])
+PY
+  ) || note "identity: $why"
+  fs run "$f" --set workload.size=64KiB --seed 4 --trace --quiet --out "$out"
+  python3 - "$out" <<'PY' || note "trace.json does not carry the run's identity"
+import json, sys
+d = sys.argv[1]
+assert json.load(open(d + "/trace.json"))["otherData"]["run"]["id"] == json.load(open(d + "/result.json"))["run"]["id"]
+PY
+}
+
+t_run_out_unwritable() {
+  : >"$RES/plainfile"
+  fs run "$TOPO" --set traffic.flits=$FLITS --out "$RES/plainfile/sub"
+  expect_bad_input "$RES/plainfile/sub" "--out" "$RES/plainfile/sub"
+  [[ ! -s $OUT ]] || note "something was simulated before the unwritable --out was found: $(head -c 200 "$OUT")"
+}
+
+t_check_dot_dir() {
+  write_tiny dotdir.yaml
+  mkdir -p "$RES/dotdir"
+  fs check "$FX/dotdir.yaml" --dot "$RES/dotdir"
+  [[ $rc -eq 0 ]] || { note "check --dot DIR: exit $rc"; show_output; }
+  [[ ! -e $RES/dotdir.tmp ]] || note "check --dot DIR left DIR.tmp"
+  [[ -s $RES/dotdir/tiny.dot ]] || note "check --dot DIR did not write DIR/tiny.dot"
+}
+
+t_set_before_fabric() {
+  local out="$RES/setfirst"
+  fs run --set traffic.flits=1500 "$TOPO" --quiet --out "$out"
+  [[ $rc -eq 0 ]] || { note "run --set k=v FABRIC: exit $rc"; show_output; return; }
+  grep -q '"delivered_flits": 1500' "$out/result.json" || note "the --set before the fabric was not applied"
+}
+
+t_seed_policy_conflicts() {
+  fs run "$TOPO" --set traffic.flits=$FLITS --seed 3 --set run.seed=4 --out "$RES/c1"
+  expect_bad_input "$RES/c1" "--seed" "--set run.seed"
+  fs run "$TOPO" --set traffic.flits=$FLITS --set link.policy.name=preface --policy fixed-strong --out "$RES/c2"
+  expect_bad_input "$RES/c2" "--policy" "link.policy.name"
+}
+
+t_study_sets_seed() {
+  local s="$FX/study-seed.yaml" line
+  cat >"$s" <<YAML
+study:
+  name: cli-study-seed
+  fabric: $TOPO
+  policies: [preface]
+  seeds: {first: 1, count: 1}
+  set:
+    traffic.flits: 500
+    run.seed: 5
+YAML
+  line=$(grep -n '^  set:' "$s" | cut -d: -f1)
+  fs sweep "$s" --out "$RES/sseed"
+  expect_bad_input "$RES/sseed" "$s:" "study.set" "run.seed" "seeds"
+}
+
+t_set_list_element() {
+  write_tiny lst.yaml
+  fs check "$FX/lst.yaml" --set 'links[2].b=sw9.2' --dot "$RES/lst.dot"
+  expect_bad_input "$RES/lst.dot" "--set links[2].b" "dangling reference"
+  fs check "$FX/lst.yaml" --set 'links[3].b=sw0.3' --dot "$RES/lst.dot"
+  expect_bad_input "$RES/lst.dot" "--set links[3].b" "past the end"
+  fs check "$FX/lst.yaml" --set 'links[2].b=sw0.7' --dot "$RES/lst.dot"
+  [[ $rc -eq 0 ]] || { note "check --set links[2].b=sw0.7: exit $rc"; show_output; return; }
+  grep -qF -- '3--2 [label="0-7"]' "$RES/lst.dot" || note "DOT does not show acc2 on sw0 port 7: $(grep -- -- "$RES/lst.dot" | tr '\n' ' ')"
+}
+
+t_study_name_escape() {
+  local s="$FX/study-escape.yaml"
+  cat >"$s" <<YAML
+study:
+  name: ../../..
+  fabric: $TOPO
+  policies: [preface]
+  seeds: {first: 1, count: 1}
+  set: {traffic.flits: 500}
+YAML
+  (cd "$WORK" && mkdir -p a/b && cd a/b && exec timeout "$TMO" "$BIN" sweep "$s") >"$OUT" 2>"$ERR"
+  rc=$?
+  rm -rf -- "${WORK:?}/a"
+  expect_bad_input "$WORK/points" "study.name" "../../.."
+  [[ ! -e $WORK/points && ! -e $TMP/points ]] || note "the sweep wrote outside out/"
+}
+
+t_explicit_columns_keep_axis() {
+  local s="$FX/study-axis.yaml" out="$RES/axis"
+  cat >"$s" <<YAML
+study:
+  name: cli-axis
+  fabric: $TOPO
+  policies: [preface]
+  seeds: {first: 1, count: 2}
+  columns: [policy, seed, goodput_gbps]
+  metrics: [goodput_gbps]
+  set: {traffic.flits: 800}
+  grid:
+    link.channel.error_bad: [0.3, 0.6]
+YAML
+  fs sweep "$s" --jobs 2 --out "$out"
+  [[ $rc -eq 0 ]] || { note "sweep: exit $rc"; show_output; return; }
+  [[ $(head -n 1 "$out/results.csv") == "variant,policy,seed,goodput_gbps" ]] ||
+    note "results.csv header is '$(head -n 1 "$out/results.csv")', expected the variant column first"
+  [[ $(cut -d, -f1-3 "$out/results.csv" | sort -u | wc -l) -eq 5 ]] || note "rows cannot be told apart: $(cat "$out/results.csv")"
+  # A fabric study can list what ran and whether it was right.
+  cat >"$s" <<YAML
+study:
+  name: cli-fabric-row
+  fabric: $ROOT/topologies/ring8.yaml
+  policies: [preface]
+  seeds: {first: 1, count: 1}
+  columns: [collective, algorithm, correct, policy, seed, time_us]
+  metrics: [time_us]
+  set: {workload.size: 64KiB}
+YAML
+  fs sweep "$s" --out "$RES/frow"
+  [[ $rc -eq 0 ]] || { note "fabric study listing collective, algorithm, correct: exit $rc"; show_output; return; }
+  grep -q '^allreduce,ring,true,preface,1,' "$RES/frow/results.csv" || note "fabric row: $(cat "$RES/frow/results.csv")"
+}
+
+# interrupt CMD...: start fabricsim in its own process group with SIGINT at
+# its default (as from a terminal), wait until WAIT_FOR (a glob) exists or
+# WAIT_GONE (a file) is gone, then send SIGINT to the whole group (Ctrl-C),
+# or with TO_PARENT=1 to fabricsim alone (kill -INT PID); sets rc.
+interrupt() {
+  WAIT_FOR=${WAIT_FOR:-} WAIT_GONE=${WAIT_GONE:-} TO_PARENT=${TO_PARENT:-} python3 - "$BIN" "$@" >"$OUT" 2>"$ERR" <<'PY'
+import glob, os, signal, subprocess, sys, time
+p = subprocess.Popen(sys.argv[1:], start_new_session=True,
+                     preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+                     stdout=sys.stdout, stderr=sys.stderr)
+w, g, t0 = os.environ.get("WAIT_FOR"), os.environ.get("WAIT_GONE"), time.time()
+while time.time() - t0 < 60 and p.poll() is None:
+    if (w and glob.glob(w)) or (g and not os.path.exists(g)):
+        time.sleep(0.05)
+        break
+    time.sleep(0.01)
+if p.poll() is None:
+    if os.environ.get("TO_PARENT"): os.kill(p.pid, signal.SIGINT)
+    else: os.killpg(p.pid, signal.SIGINT)
+try:
+    sys.exit(p.wait(timeout=60))
+except subprocess.TimeoutExpired:
+    os.killpg(p.pid, signal.SIGKILL)
+    sys.exit(124)
+PY
+  rc=$?
+}
+
+t_interrupt_sweep() {
+  local s="$FX/study-long.yaml" out="$RES/intr"
+  cat >"$s" <<YAML
+study:
+  name: cli-interrupt
+  fabric: $TOPO
+  policies: [fixed-strong, preface]
+  seeds: {first: 1, count: 10}
+  set: {traffic.flits: 150000}
+YAML
+  WAIT_FOR="$out/points/*/s*/result.stamp" interrupt sweep "$s" --jobs 1 --out "$out"
+  [[ $rc -eq 130 ]] || note "interrupted sweep: exit $rc, expected 130"
+  [[ $(wc -l <"$ERR") -eq 1 ]] || note "stderr has $(wc -l <"$ERR") lines, expected 1"
+  grep -q '^interrupted (SIGINT): sweep cli-interrupt stopped' "$ERR" || note "no 'interrupted' line"
+  grep -q 'kept' "$ERR" || note "the line does not say what was kept"
+  [[ ! -e $out/results.csv ]] || note "an interrupted sweep wrote results.csv"
+  [[ -z $(find "$out" -name '*.tmp') ]] || note "half-written files: $(find "$out" -name '*.tmp')"
+  # The running point was stopped, not waited for.
+  grep -lq '^interrupted (SIGINT): run of' "$out"/points/*/s*/run.log || note "no running point was interrupted"
+  ((bad == 0)) || { show_output; return; }
+  # Signalling the sweep alone (kill -INT PID) stops its running point too.
+  TO_PARENT=1 WAIT_FOR="$out-p/points/*/s*/run.log" interrupt sweep "$s" --jobs 1 --out "$out-p"
+  [[ $rc -eq 130 ]] || note "sweep interrupted by kill -INT: exit $rc, expected 130"
+  grep -lq '^interrupted (SIGINT): run of' "$out-p"/points/*/s*/run.log || note "kill -INT of the sweep did not reach its running point"
+  ((bad == 0)) || { show_output; return; }
+  fs sweep "$s" --jobs 2 --out "$out"
+  [[ $rc -eq 0 ]] || { note "rerun after the interrupt: exit $rc"; show_output; return; }
+  grep -qE '20 points, [1-9][0-9]* reused' "$OUT" || { note "the rerun did not resume"; show_output; }
+  [[ $(wc -l <"$out/results.csv") -eq 21 ]] || note "results.csv after the resume has $(wc -l <"$out/results.csv") lines"
+}
+
+t_interrupt_run() {
+  local out="$RES/intr-run"
+  fs run "$TOPO" --set traffic.flits=1000 --quiet --out "$out"   # a previous run's outputs
+  # Interrupted once the run has cleared the folder (it then simulates for seconds).
+  WAIT_GONE="$out/result.json" interrupt run "$TOPO" --set traffic.flits=50000000 --quiet --out "$out"
+  [[ $rc -eq 130 ]] || note "interrupted run: exit $rc, expected 130"
+  [[ $(wc -l <"$ERR") -eq 1 ]] || note "stderr has $(wc -l <"$ERR") lines, expected 1"
+  grep -q '^interrupted (SIGINT): run of .* nothing written' "$ERR" || note "no 'interrupted' line saying what was kept"
+  [[ ! -e $out/result.json ]] || note "the previous run's result.json is still in $out"
+  [[ -z $(find "$out" -name '*.tmp') ]] || note "half-written files: $(find "$out" -name '*.tmp')"
+  ((bad == 0)) || show_output
+}
+
+# --------------------------------------------------- sweeps on a cluster ---
+# Issue 12: mpirun and batch-array shares give the tables of a local sweep.
+
+t_mpi_sweep() {
+  local out="$RES/mpi"
+  # A point's `fabricsim run` started by a worker rank inherits the MPI
+  # environment and must still explain bad input in its run.log.
+  (cd "$WORK" && OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=3 exec "$BIN" run "$TOPO" --set link.bogus=1 --out "$RES/mpi-bad") >"$OUT" 2>"$ERR"
+  rc=$?
+  expect_bad_input "$RES/mpi-bad" "--set link.bogus"
+  if ! command -v mpirun >/dev/null; then echo "# skip: mpirun not installed"; return; fi
+  [[ -s $SW2/results.csv ]] || { note "no local sweep in $SW2"; return; }
+  (cd "$WORK" && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+    exec timeout "$TMO" mpirun -np 3 --oversubscribe "$BIN" sweep "$SWEEP_STUDY" --out "$out") >"$OUT" 2>"$ERR"
+  rc=$?
+  [[ $rc -eq 0 ]] || { note "mpirun -np 3 sweep: exit $rc"; show_output; return; }
+  grep -qF "over 2 MPI ranks" "$OUT" || { note "the sweep did not run over 2 worker ranks"; show_output; }
+  grep -qE "points run per MPI rank 1\.\.2: [0-9]+, [0-9]+" "$OUT" || { note "no per-rank count"; show_output; }
+  local x
+  for x in results.csv summary.json; do
+    cmp -s -- "$SW2/$x" "$out/$x" || note "$x under mpirun differs from the local sweep: $(cmp -- "$SW2/$x" "$out/$x" 2>&1)"
+  done
+  [[ $(grep -c "^sweep cli-small-sweep: 6 points" "$OUT") -eq 1 ]] || note "more than one rank printed the sweep line"
+}
+
+t_shards_collect() {
+  local out="$RES/shards" i x
+  [[ -s $SW2/results.csv ]] || { note "no local sweep in $SW2"; return; }
+  fs sweep "$SWEEP_STUDY" --shard 1/3 --out "$out"
+  [[ $rc -eq 0 ]] || { note "--shard 1/3: exit $rc"; show_output; return; }
+  [[ ! -e $out/results.csv ]] || note "a share wrote results.csv"
+  fs sweep "$SWEEP_STUDY" --collect --out "$out"
+  [[ $rc -eq 3 ]] || note "--collect with shares 2 and 3 missing: exit $rc, expected 3"
+  grep -qF "4 of 6 points are missing or stale" "$ERR" || { note "--collect does not say what is missing"; show_output; }
+  [[ ! -e $out/results.csv ]] || note "--collect wrote results.csv with shares missing"
+  for i in 2 3; do
+    fs sweep "$SWEEP_STUDY" --shard $i/3 --jobs 1 --out "$out"
+    [[ $rc -eq 0 ]] || { note "--shard $i/3: exit $rc"; show_output; return; }
+  done
+  fs sweep "$SWEEP_STUDY" --collect --out "$out"
+  [[ $rc -eq 0 ]] || { note "--collect: exit $rc"; show_output; return; }
+  for x in results.csv summary.json; do
+    cmp -s -- "$SW2/$x" "$out/$x" || note "$x from shares differs from the local sweep: $(cmp -- "$SW2/$x" "$out/$x" 2>&1)"
+  done
+  # A stale share (its ladder, fabric or program changed, or a result edited) is refused.
+  echo " " >>"$out/points/preface/s12/result.json"
+  fs sweep "$SWEEP_STUDY" --collect --out "$out"
+  [[ $rc -eq 3 ]] || note "--collect with an edited point: exit $rc, expected 3"
+  grep -qF "1 result.json was modified" "$ERR" || { note "--collect does not name the stale point"; show_output; }
+  [[ ! -e $out/results.csv ]] || note "--collect left results.csv beside a stale point"
+  fs sweep "$SWEEP_STUDY" --shard 4/3 --out "$out"
+  expect_bad_input "$RES/nonexistent" "--shard '4/3'"
 }
 
 # ------------------------------------------------------------------- main ---
@@ -642,6 +1005,23 @@ check "explicit fabric, node ids with a space, comma or dot: exit 2, file:line, 
 check "UALink fabric, workload.size of 4 GiB: check and run exit 2 naming workload.size" t_size_4gib
 check "real data that cannot fit in memory: exit 2 with the estimate and the hint workload.data: false" t_memory_estimate
 # ----------------------------------------- end values a user can trust ---
+check "sweep resume reruns points whose ladder file changed, and says why" t_resume_ladder_changed
+check "sweep resume reruns a hand-edited result.json and one made by another build" t_resume_rejects_edited_and_foreign_results
+check "sweep --fresh reruns every point" t_sweep_fresh
+check "a failed sweep leaves no results.csv / summary.json from before" t_failed_sweep_leaves_no_tables
+check "run --out: every output carries the run's identity; a previous run's outputs are removed" t_run_out_identity
+check "run --out that cannot be written: exit 2 before simulating" t_run_out_unwritable
+check "check --dot DIR writes DIR/NAME.dot and leaves no DIR.tmp" t_check_dot_dir
+check "run --set k=v FABRIC.yaml: the fabric is not taken as another --set" t_set_before_fabric
+check "--seed / --policy together with a --set of the same key: exit 2" t_seed_policy_conflicts
+check "a study's set of run.seed: exit 2 pointing to seeds" t_study_sets_seed
+check "--set addresses list items as links[2].b" t_set_list_element
+check "a study named ../../.. cannot write outside out/: exit 2" t_study_name_escape
+check "explicit columns: the variant axis stays in results.csv; fabric rows carry collective, algorithm, correct" t_explicit_columns_keep_axis
+check "Ctrl-C during a sweep: one line, exit 130, no tables, no half-written file, rerun resumes" t_interrupt_sweep
+check "Ctrl-C during a run: one line, exit 130, nothing stale left" t_interrupt_run
+check "mpirun -np 3 sweep: results.csv and summary.json byte-identical to the local sweep" t_mpi_sweep
+check "sweep --shard 1..3/3 then --collect: byte-identical tables; missing or stale shares refused" t_shards_collect
 
 echo "$passed passed, $failed failed"
 ((failed == 0))
