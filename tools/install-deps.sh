@@ -10,4 +10,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libsystemc-dev libyaml-cpp-dev libfmt-dev nlohmann-json3-dev libcli11-dev \
   libboost-dev libboost-graph-dev libboost-math-dev \
   libgtest-dev libgmock-dev \
+  clang libclang-rt-14-dev libfuzzer-14-dev \
   python3 python3-matplotlib >/dev/null
