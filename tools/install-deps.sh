@@ -11,4 +11,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libboost-dev libboost-graph-dev libboost-math-dev \
   libgtest-dev libgmock-dev \
   libopenmpi-dev openmpi-bin \
+  clang libclang-rt-14-dev libfuzzer-14-dev \
   python3 python3-matplotlib >/dev/null

@@ -34,6 +34,7 @@
 #include "platform/fabric/fabric_config.h"
 #include "platform/fabric/fabric_graph.h"
 #include "platform/fabric/host_config.h"
+#include "platform/sim/check.h"
 #include "platform/sim/fabric_run.h"
 #include "platform/sim/host_run.h"
 #include "platform/sim/link_experiment.h"
@@ -436,31 +437,15 @@ int sc_main(int argc, char* argv[]) {
     }
     if (*bench) return cli::run_bench(resolve_default(bench_study));
     if (*check) {
-      RunArgs ca;
-      ca.fabric = check_fabric;
-      ca.sets = check_sets;
-      std::string kind;
-      auto doc = load_fabric_doc(ca, kind);
-      if (kind == "link-pair") {
-        const auto cfg = config::parse_link_experiment(config::root_section(doc));
-        std::cout << fmt::format("fabric {} (link-pair): 2 endpoints, 1 link, policy {}\n", cfg.name,
-                                 cfg.link.policy_name);
+      const sim::FabricCheck c = sim::check_fabric(check_fabric, check_sets);
+      if (c.kind == "link-pair") {
+        std::cout << c.summary;
         if (!check_dot.empty()) std::cout << "no graph written: a link-pair fabric has no fabric graph\n";
         return 0;
       }
-      if (kind == "pcie-host") {
-        const auto hc = fabric::parse_host(config::root_section(doc));
-        const std::string dot = dot_path(hc.host.name, check_dot);
-        write_dot(dot, fabric::host_dot(hc.host));
-        std::cout << fabric::host_summary(hc) << fmt::format("wrote {}\n", dot);
-        return 0;
-      }
-      const auto cfg = fabric::parse_fabric(config::root_section(doc));
-      sim::validate_fabric(cfg);
-      const fabric::FabricGraph g(cfg.fabric);
-      const std::string dot = dot_path(cfg.fabric.name, check_dot);
-      write_dot(dot, g.to_dot());
-      std::cout << g.summary() << fmt::format("wrote {}\n", dot);
+      const std::string dot = dot_path(c.name, check_dot);
+      write_dot(dot, c.dot);
+      std::cout << c.summary << fmt::format("wrote {}\n", dot);
       return 0;
     }
   } catch (const config::ConfigError& e) {

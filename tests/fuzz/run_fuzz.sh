@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Run every loader fuzz target for a bounded time (docs/testing.md, "Fuzzing").
+#
+#   bash tests/fuzz/run_fuzz.sh BUILD_DIR [SECONDS] [TARGET...]
+#
+# BUILD_DIR was configured with -DFABRICSIM_FUZZ=ON and built with
+# `--target fuzz_targets`. Each target starts from the shipped YAML files
+# (topologies/**) plus what earlier runs in BUILD_DIR kept in its corpus, runs
+# for SECONDS (default 60) and fails on any crash, leak, time-out (an input
+# taking more than FUZZ_TIMEOUT s, default 10), memory blow-up (2 GiB RSS) or
+# sanitizer report; the failing input is kept as
+# BUILD_DIR/fuzz-artifacts/<target>-{crash,leak,timeout,oom}-... and the script
+# exits 1. Prints one line per target: executions, corpus, result.
+set -u
+if [[ $# -lt 1 ]]; then
+  echo "usage: bash $0 BUILD_DIR [SECONDS] [TARGET...]" >&2
+  exit 2
+fi
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "$1" && pwd) || exit 2
+SECONDS_EACH=${2:-60}
+# Per-input limit, wall-clock seconds (libFuzzer -timeout). Raise it only on a
+# machine shared with other work, where a slow wall clock is not the input's fault.
+TIMEOUT=${FUZZ_TIMEOUT:-10}
+shift $(( $# >= 2 ? 2 : 1 ))
+
+# Seeds: every shipped YAML file for every target (a seed of another kind still
+# carries the shared sections: links, workload, units), except
+# ualink-pod-1024.yaml: the same structure as ualink-pod-64.yaml at 16x the
+# size, whose check alone takes about 10 s under the fuzz instrumentation.
+# The schedule loader's target (fuzz_schedule_file) goes here when it lands,
+# with the shipped schedules as extra seeds.
+ALL_TARGETS=(fabric_file host_file study_file)
+TARGETS=("${ALL_TARGETS[@]}")
+if [[ $# -gt 0 ]]; then TARGETS=("$@"); fi
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+failed=0
+for t in "${TARGETS[@]}"; do
+  bin="$BUILD/fuzz/fuzz_$t"
+  [[ -x $bin ]] || { echo "error: $bin not built (cmake --build $BUILD --target fuzz_targets)" >&2; exit 2; }
+  corpus="$BUILD/fuzz-corpus/$t" seeds="$BUILD/fuzz-seeds" art="$BUILD/fuzz-artifacts"
+  mkdir -p "$corpus" "$seeds" "$art"
+  (cd "$ROOT/topologies" && find . -name '*.yaml' ! -name ualink-pod-1024.yaml | while read -r f; do cp "$f" "$seeds/$(echo "${f#./}" | tr / _)"; done)
+  log="$BUILD/fuzz-$t.log"
+  # The target's scratch folder (removed at a normal exit) stays inside BUILD_DIR.
+  rm -rf "$BUILD/fuzz-tmp/$t" && mkdir -p "$BUILD/fuzz-tmp/$t"
+  TMPDIR="$BUILD/fuzz-tmp/$t" "$bin" "$corpus" "$seeds" -max_total_time="$SECONDS_EACH" -timeout="$TIMEOUT" -rss_limit_mb=2048 -max_len=16384 \
+    -print_final_stats=1 -artifact_prefix="$art/$t-" >"$log" 2>&1
+  rc=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  if [[ $rc -eq 0 ]]; then
+    echo "fuzz_$t: ok, ${execs:-?} executions in ${SECONDS_EACH} s, corpus $(ls "$corpus" | wc -l) inputs"
+  else
+    failed=1
+    echo "fuzz_$t: FAILED (exit $rc) after ${execs:-?} executions; log $log; input:"
+    ls -t "$art" | grep "^$t-" | head -1 | sed "s|^|  $art/|"
+    grep -m1 -E 'ERROR: |SUMMARY: |runtime error|unclassified exception' "$log" | sed 's/^/  /'
+  fi
+done
+exit $failed
