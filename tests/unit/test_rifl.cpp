@@ -132,7 +132,9 @@ TEST(RiflDerive, RtlBufferFormulaAndBadInput) {
   RiflConfig c;
   const auto d = derive(c);
   EXPECT_EQ(d.buffer, 256u);  // the link rate: 4 x 28 Gb/s
-  EXPECT_EQ(d.fc_buffer, 4 * (2 * 13 + 3 * 256 + 8));
+  EXPECT_EQ(d.fc_off, 2 * 13 + 8u);
+  EXPECT_EQ(d.fc_on, 2 * (2 * 13 + 8u));
+  EXPECT_EQ(d.fc_buffer, d.fc_on + 2 * 13 + 3 * 256 + 8u);
   EXPECT_EQ(d.delay_slots, 13u);  // 113.4 ns / 9.142857 ns
   EXPECT_EQ(d.payload_bytes, 30u);
   auto bad = [](auto f) {
@@ -219,7 +221,7 @@ TEST(RiflAnalytic, RecoveryCostMatchesAScriptedError) {
 
 TEST(RiflLink, CorruptedFlowControlFrameIsDelayedNeverLost) {
   RiflConfig c = small(2, 600'000);
-  c.fc_buffer = 500;  // on = 274, off = 48 (round trip 26 + 3 x 64 + 8)
+  c.fc_buffer = 500;  // derived on = 68, off = 34; bound 68 + 26 + 3 x 64 + 8 = 294
   RiflLink r(c);
   // A long burst on lane 1 (A->B) stalls reordering; lane 0's buffer at B fills.
   std::vector<std::uint64_t> slots;

@@ -33,13 +33,18 @@ struct RecoveryCost {
 };
 RecoveryCost recovery_cost(const RiflDerived& d);
 
-/// Bandwidth ratio (delivered at this BER / error free) of direction A->B
-/// when both directions run independent errors:
-///   ratio = 1 / (1 + p_ab C_fwd + p_ba C_rev),
-/// p = frame_error_probability per slot. First order in p: each error costs
-/// its fixed recovery; errors inside a recovery (which lengthen it) and the
-/// bonded lanes' coupling through reordering are not in the formula. The
-/// link's ratio is the mean of the two directions' (equal loads).
+/// Bandwidth ratio (delivered at this BER / error free) of the bonded link
+/// when both directions run independent errors, first order in the frame
+/// error probability p = frame_error_probability(ber) per frame slot:
+///   ratio = 1 / (1 + p_ab K_ab + p_ba K_ba),
+///   K = C_fwd + C_rev + (N - 1) (max(0, C_fwd - L) + max(0, C_rev - L)).
+/// An error on one lane costs that lane its recovery (C_fwd on the failing
+/// direction, C_rev on the other); the other N - 1 lanes may run ahead of it
+/// by only L = fc_on frames before the reorder buffer's flow control pauses
+/// them, so they lose the rest of the recovery too. Not in the formula:
+/// errors inside a recovery (they lengthen it, or merge with it), and the
+/// resume's round trip. The two directions carry equal loads; the result is
+/// their mean.
 double analytic_bandwidth_ratio(const RiflConfig& c, const RiflDerived& d);
 
 }  // namespace fabricsim::rifl

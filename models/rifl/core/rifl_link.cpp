@@ -20,9 +20,13 @@ struct WireFrame {
   FrameKind kind = FrameKind::ctrl_idle;
   bool replay = false;
   bool hit = false;
+  // What the receiver's decoder sees when hit (RxView, packed).
+  std::uint8_t rx_header = 0;
+  FrameKind rx_kind = FrameKind::ctrl_idle;
+  bool bits_changed = false;
+  std::uint16_t rx_check = 0;
   std::uint64_t counter = 0;
   std::uint64_t seg = 0;
-  RxView view;  // meaningful when hit
 };
 
 struct Run {
@@ -100,9 +104,13 @@ RiflDerived derive(const RiflConfig& c) {
   // sequence (3B slots during which the pause frame cannot leave) and 8 slots
   // of reaction still arrive; a resume leaves as many frames queued.
   const std::uint32_t headroom = 2 * max_delay + 3 * d.buffer + 8;
-  d.fc_buffer = c.fc_buffer ? c.fc_buffer : 4 * headroom;
-  d.fc_on = c.fc_on ? c.fc_on : (d.fc_buffer > headroom ? d.fc_buffer - headroom : 0);
-  d.fc_off = c.fc_off ? c.fc_off : (d.fc_on > headroom ? d.fc_on - headroom : 0);
+  // Defaults from the half round trip H: release at a round trip of frames
+  // (2H + 8: the resume's way out and the new data's way back keep the
+  // buffer from running dry), assert one round trip above, buffer = on + headroom.
+  const std::uint32_t rt = 2 * max_delay + 8;
+  d.fc_off = c.fc_off ? c.fc_off : rt;
+  d.fc_on = c.fc_on ? c.fc_on : std::max(d.fc_off, rt) + rt;
+  d.fc_buffer = c.fc_buffer ? c.fc_buffer : d.fc_on + headroom;
   if (d.fc_buffer < d.fc_on + headroom || d.fc_on == 0)
     bad("fc_buffer: " + std::to_string(d.fc_buffer) + " frames is below the round-trip bound fc_on + 2 x " +
         std::to_string(max_delay) + " + 3 x " + std::to_string(d.buffer) + " + 8 = " +
@@ -146,6 +154,7 @@ struct RiflLink::Lane {
   End e[2];
   std::vector<WireFrame> pipe[2];
   std::unique_ptr<ErrorSource> err[2];
+  std::uint64_t hit_at[2] = {kNever, kNever};  // err[x]->next_hit_slot(), cached
   bool quiescent = false;
   std::uint64_t q_since = 0, next_dist = kNever;
 };
@@ -206,6 +215,7 @@ RiflLink::RiflLink(const RiflConfig& c) : cfg_(c), d_(derive(c)), codec_(c.frame
         L->err[x] = std::make_unique<IndependentBitErrors>(x == 0 ? c.ber_ab : c.ber_ba, c.frame_bits, c.seed, stream);
       else
         L->err[x] = std::make_unique<GilbertElliottFrames>(c.ge, c.frame_bits, c.seed, stream);
+      L->hit_at[x] = L->err[x]->next_hit_slot();
     }
     lanes_.push_back(std::move(L));
   }
@@ -263,6 +273,7 @@ void RiflLink::step_slot() {
           if (r.delivered < s.total_segs && s.steady_valid) {
             ++r.delivered;
             ++st_[x].delivered_segments;
+            delivered_now_[x] = true;
             last_progress_slot_ = t;
           } else if (s.steady_valid) {
             // unreachable: a valid-streaming sender always has frames in flight
@@ -431,8 +442,9 @@ void RiflLink::step_slot() {
           flips_ = script_.flips(L.index, x, t, out[x].kind);
           hit = !flips_.empty();
         }
-      } else if (L.err[x]->next_hit_slot() == t) {
+      } else if (L.hit_at[x] == t) {
         L.err[x]->take(t, flips_);
+        L.hit_at[x] = L.err[x]->next_hit_slot();
         hit = !flips_.empty();
       }
       if (hit) {
@@ -441,7 +453,11 @@ void RiflLink::step_slot() {
         auto rx = sent;
         for (auto p : flips_) rx[p >> 6] ^= 1ULL << (63 - (p & 63));
         f.hit = true;
-        f.view = codec_.parse(rx, sent);
+        const RxView v = codec_.parse(rx, sent);
+        f.rx_header = v.header;
+        f.rx_kind = v.kind;
+        f.bits_changed = v.bits_changed;
+        f.rx_check = v.check;
         ++st_[x].hit_frames;
         st_[x].bit_errors += flips_.size();
         if (x == 0 || x == 1) {
@@ -456,7 +472,15 @@ void RiflLink::step_slot() {
       const int din = 1 - x;
       auto& S = st_[din];
       const WireFrame& f = L.pipe[din][t % L.D];
-      const RxView v = f.hit ? f.view : FrameCodec::clean(f.kind, f.counter);
+      RxView v;
+      if (f.hit) {
+        v.header = f.rx_header;
+        v.kind = f.rx_kind;
+        v.bits_changed = f.bits_changed;
+        v.check = f.rx_check;
+      } else {
+        v = FrameCodec::clean(f.kind, f.counter);
+      }
       const bool legal = v.header == kHeaderData || v.header == kHeaderControl;
       if (!e.rx_up) {
         if (legal) {
@@ -491,6 +515,7 @@ void RiflLink::step_slot() {
           if (f.kind == FrameKind::data_valid) {
             ++e.delivered;
             ++S.delivered_segments;
+            delivered_now_[din] = true;
             S.last_delivery_slot = t;
             last_progress_slot_ = t;
             if (on_deliver_) on_deliver_(L.index, din, f.seg, t);
@@ -522,7 +547,7 @@ void RiflLink::step_slot() {
         std::uint64_t nd = kNever;
         for (int x = 0; x < 2; ++x) {
           const auto& e = L.e[x];
-          nd = std::min(nd, L.err[x]->next_hit_slot());
+          nd = std::min(nd, L.hit_at[x]);
           if (e.comp_period) nd = std::min(nd, (t + 1) / e.comp_period * e.comp_period + e.comp_period - 1);
           if (e.steady_valid) nd = std::min(nd, t + 1 + (e.total_segs - e.next_seg));
         }
@@ -650,8 +675,10 @@ RiflLink::Status RiflLink::run(const std::function<void(double)>& progress) {
         continue;
       }
     }
+    delivered_now_[0] = delivered_now_[1] = false;
     step_slot();
-    for (int d = 0; d < 2; ++d) complete_packets(d, now_, 1);
+    for (int d = 0; d < 2; ++d)
+      if (delivered_now_[d]) complete_packets(d, now_, 1);
     check_flow_control();
     ++now_;
     if (now_ - last_progress_slot_ > stall_limit && status_ == Status::running) {

@@ -34,7 +34,7 @@ struct RiflConfig {
   double cable_ns_per_m = 3.34;
   std::vector<double> lane_skew_ns;       ///< extra one-way delay per lane (empty = none)
   std::uint32_t retransmit_buffer = 0;    ///< frames; 0 = the RTL formula (retransmit_buffer_rtl)
-  std::uint32_t fc_buffer = 0;            ///< per-lane receive (reorder) buffer, frames; 0 = 4 x (2H + 3B + 8)
+  std::uint32_t fc_buffer = 0;            ///< per-lane receive (reorder) buffer, frames; 0 = fc_on + 2H + 3B + 8
   std::uint32_t fc_on = 0;                ///< pause asserted at occupancy >= fc_on; 0 = derived
   std::uint32_t fc_off = 0;               ///< pause released at occupancy <= fc_off; 0 = derived
   double clock_offset_ppm = 0.0;          ///< end A's clock minus end B's, ppm (> 0: A faster)
@@ -227,6 +227,7 @@ class RiflLink {
   Script script_;
   std::size_t script_pos_ = 0;
   std::vector<std::uint16_t> flips_;
+  bool delivered_now_[2] = {false, false};
   std::vector<std::uint64_t> jb_[2];  // per lane: segments delivered before a skipped run
 
   friend struct LaneAccess;
