@@ -151,6 +151,7 @@ RiflRunResult run_rifl_experiment(const config::RiflExperimentConfig& cfg, repor
                                   {"bit_errors", s.bit_errors},
                                   {"detected_errors", s.detected_errors},
                                   {"undetected_errors", s.undetected_errors},
+                                  {"undetected_misordered", s.undetected_misordered},
                                   {"out_of_sync", s.out_of_sync},
                                   {"retrans_entries", s.recoveries},
                                   {"flow_control_pauses", s.fc_pauses}};

@@ -299,11 +299,12 @@ void RiflLink::step_slot() {
         s.head = static_cast<std::uint32_t>((s.head + (n - mb)) % B);
         for (std::uint64_t k = mb; k >= 1; --k) {
           s.buf[s.head] = mk(k);
-          s.head = (s.head + 1) % B;
+          s.head = s.head + 1 == B ? 0 : s.head + 1;
         }
       }
       L.quiescent = false;
     }
+    const std::size_t pi = static_cast<std::size_t>(t % L.D);  // this slot's place in the pipes
     // --- transmitters
     WireFrame out[2];
     for (int x = 0; x < 2; ++x) {
@@ -341,7 +342,7 @@ void RiflLink::step_slot() {
             }
             f.counter = e.tx_counter++;
             e.buf[e.head] = f;
-            e.head = (e.head + 1) % B;
+            e.head = e.head + 1 == B ? 0 : e.head + 1;
           }
           break;
         case TxState::retrans:
@@ -349,7 +350,7 @@ void RiflLink::step_slot() {
             f = e.buf[e.head];
             f.replay = true;
             f.hit = false;
-            e.head = (e.head + 1) % B;
+            e.head = e.head + 1 == B ? 0 : e.head + 1;
             ++S.retransmitted_frames;
             ++e.rec_replayed;
           } else {
@@ -471,7 +472,7 @@ void RiflLink::step_slot() {
       auto& e = L.e[x];
       const int din = 1 - x;
       auto& S = st_[din];
-      const WireFrame& f = L.pipe[din][t % L.D];
+      const WireFrame& f = L.pipe[din][pi];
       RxView v;
       if (f.hit) {
         v.header = f.rx_header;
@@ -508,7 +509,10 @@ void RiflLink::step_slot() {
       if (crc_good) {
         if (e.rx_error && e.threshold == e.counter + 1) e.rx_error = false;
         const bool wrong = (f.hit && v.bits_changed) || f.counter != e.counter;
-        if (wrong) ++S.undetected_errors;
+        if (wrong) {
+          ++S.undetected_errors;
+          if (f.counter != e.counter) ++S.undetected_misordered;
+        }
         ++e.counter;
         if (valid_out) {
           ++e.threshold;
@@ -531,7 +535,7 @@ void RiflLink::step_slot() {
         e.counter = e.threshold - kRollback;
       }
     }
-    for (int x = 0; x < 2; ++x) L.pipe[x][t % L.D] = out[x];
+    for (int x = 0; x < 2; ++x) L.pipe[x][pi] = out[x];
     // --- back to a clean run?
     if (!scripted && cfg_.skip_ahead) {
       bool q = true;
@@ -679,7 +683,8 @@ RiflLink::Status RiflLink::run(const std::function<void(double)>& progress) {
     step_slot();
     for (int d = 0; d < 2; ++d)
       if (delivered_now_[d]) complete_packets(d, now_, 1);
-    check_flow_control();
+    // Occupancies change only when something is delivered.
+    if (delivered_now_[0] || delivered_now_[1]) check_flow_control();
     ++now_;
     if (now_ - last_progress_slot_ > stall_limit && status_ == Status::running) {
       status_ = Status::no_progress;

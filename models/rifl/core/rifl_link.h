@@ -127,6 +127,9 @@ struct DirectionStats {
   std::uint64_t hit_frames = 0, bit_errors = 0;
   std::uint64_t detected_errors = 0;      ///< receiver error flag rises (frame rejected)
   std::uint64_t undetected_errors = 0;    ///< corrupted frames that passed the CRC
+  /// ... of which a replayed (older) frame whose error pattern's syndrome
+  /// equals the XOR of its counter and the one expected: accepted out of order.
+  std::uint64_t undetected_misordered = 0;
   std::uint64_t out_of_sync = 0;          ///< illegal sync headers
   std::uint64_t recoveries = 0;           ///< transmitter entries into Retrans
   std::uint64_t fc_pauses = 0;            ///< flow-control pause frames sent
