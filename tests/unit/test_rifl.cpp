@@ -338,3 +338,40 @@ TEST(RiflLink, HopelessBerEndsWithDiagnosis) {
   EXPECT_TRUE(s == RiflLink::Status::no_progress || s == RiflLink::Status::deadline) << r.diagnosis();
   EXPECT_NE(r.diagnosis().find("RIFL link"), std::string::npos);
 }
+
+TEST(RiflErrors, GilbertElliottOnFramesReusesTheLinkChannel) {
+  fabricsim::link::GeParams p;  // link-layer.md Table 3: a = 0.004, b = 0.08, e_G = 0.001, e_B = 0.6
+  GilbertElliottFrames g(p, 256, 5, 0);
+  std::vector<std::uint16_t> pos;
+  std::uint64_t hits = 0, bits = 0;
+  const std::uint64_t n = 200000;
+  while (g.next_hit_slot() < n) {
+    const auto t = g.next_hit_slot();
+    g.take(t, pos);
+    ++hits;
+    bits += pos.size();
+    EXPECT_EQ(std::set<std::uint16_t>(pos.begin(), pos.end()).size(), pos.size());
+  }
+  const double pb = p.stationary_bad();
+  const double expect = n * ((1 - pb) * p.e_good + pb * p.e_bad);
+  EXPECT_NEAR(hits, expect, 0.1 * expect);  // bursts: a loose band
+  EXPECT_GT(bits, hits * 5);                // BAD-state frames carry up to 24 flipped bits
+  // Frame slot t is hit exactly when the UALink channel's step t (attempt 0) is corrupted.
+  fabricsim::link::GilbertElliott ref(p, 5, 0);
+  GilbertElliottFrames g2(p, 256, 5, 0);
+  std::set<std::uint64_t> hit_slots;
+  while (g2.next_hit_slot() < 2000) {
+    hit_slots.insert(g2.next_hit_slot());
+    g2.take(g2.next_hit_slot(), pos);
+  }
+  for (std::uint64_t t = 0; t < 2000; ++t) EXPECT_EQ(ref.draw(t, 0).magnitude > 0, hit_slots.count(t) == 1) << t;
+  RiflConfig c = small(2, 300'000);
+  c.channel = RiflConfig::Channel::gilbert_elliott;
+  c.ge.e_good = 1e-5;
+  c.ge.e_bad = 0.05;
+  RiflLink r(c);
+  ASSERT_EQ(r.run(), RiflLink::Status::done) << r.diagnosis();
+  EXPECT_GT(r.stats(0).hit_frames, 0u);
+  EXPECT_GT(r.stats(0).retransmitted_frames, 0u);
+  EXPECT_EQ(r.stats(0).delivered_segments, r.stats(0).segments);
+}

@@ -247,7 +247,7 @@ inline WireFrame ctrl(FrameKind k) {
 // One slot of every lane; lanes in a clean run advance arithmetically.
 void RiflLink::step_slot() {
   const std::uint64_t t = now_;
-  const std::uint32_t B = d_.buffer, N = cfg_.lanes;
+  const std::uint32_t B = d_.buffer;
   const bool scripted = static_cast<bool>(script_.flips);
   while (scripted && script_pos_ < script_.slots.size() && script_.slots[script_pos_] < t) ++script_pos_;
   const bool script_now = scripted && script_pos_ < script_.slots.size() && script_.slots[script_pos_] == t;
@@ -269,14 +269,13 @@ void RiflLink::step_slot() {
           } else {
             ++st_[x].idle_data;
           }
-          // frame sent at t - D arrives now
-          if (r.delivered < s.total_segs && s.steady_valid) {
+          // the frame sent at t - D (fresh valid data too) arrives now
+          if (s.steady_valid) {
             ++r.delivered;
             ++st_[x].delivered_segments;
+            st_[x].last_delivery_slot = t;
             delivered_now_[x] = true;
             last_progress_slot_ = t;
-          } else if (s.steady_valid) {
-            // unreachable: a valid-streaming sender always has frames in flight
           }
         }
         continue;
@@ -461,10 +460,7 @@ void RiflLink::step_slot() {
         f.rx_check = v.check;
         ++st_[x].hit_frames;
         st_[x].bit_errors += flips_.size();
-        if (x == 0 || x == 1) {
-          // a hit breaks the sender's steady run (the frame in flight is not clean)
-          L.e[x].steady = 0;
-        }
+        L.e[x].steady = 0;  // a hit breaks the sender's steady run (the frame in flight is not clean)
       }
     }
     // --- receivers: the frame sent D slots ago by the far end
@@ -559,7 +555,6 @@ void RiflLink::step_slot() {
       }
     }
   }
-  (void)N;
 }
 
 // Complete, at slot t, every packet whose last segment is below the frontier.
