@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "models/link/core/counter_rng.h"
 #include "models/rifl/core/analytic.h"
 #include "models/rifl/core/crc12.h"
 #include "models/rifl/core/error_stream.h"
@@ -38,6 +39,10 @@ TEST(RiflCrc12, HandComputedVectors) {
   const auto c = crc12_of_string(m.c_str());
   for (int i = 11; i >= 0; --i) withcrc += ((c >> i) & 1) ? '1' : '0';
   EXPECT_EQ(crc12_of_string(withcrc.c_str()), 0);
+  // Bytewise and bitwise agree on every length (byte-aligned or not).
+  std::vector<std::uint64_t> w(17);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = fabricsim::link::mix64(i + 99);
+  for (std::size_t n = 0; n <= 1024; n += 7) EXPECT_EQ(crc12(w, n), crc12_bitwise(w, n)) << n;
 }
 
 TEST(RiflCrc12, WeightDistributionEvenOnlyAndMonteCarlo) {

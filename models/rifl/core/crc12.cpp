@@ -6,14 +6,43 @@
 
 namespace fabricsim::rifl {
 
-std::uint16_t crc12(const std::vector<std::uint64_t>& bits, std::size_t nbits) {
-  std::uint32_t r = 0;
-  for (std::size_t i = 0; i < nbits; ++i) {
-    const std::uint32_t in = (bits[i >> 6] >> (63 - (i & 63))) & 1u;
-    const std::uint32_t top = ((r >> 11) & 1u) ^ in;
-    r = (r << 1) & 0xFFFu;
-    if (top) r ^= kCrc12Poly;
+namespace {
+// One message bit into the register (MSB first).
+inline std::uint32_t step(std::uint32_t r, std::uint32_t in) {
+  const std::uint32_t top = ((r >> 11) & 1u) ^ in;
+  r = (r << 1) & 0xFFFu;
+  return top ? r ^ kCrc12Poly : r;
+}
+// table[b] = register after feeding byte b into a zero register, MSB first.
+struct Table {
+  std::uint16_t t[256];
+  Table() {
+    for (std::uint32_t b = 0; b < 256; ++b) {
+      std::uint32_t r = 0;
+      for (int i = 7; i >= 0; --i) r = step(r, (b >> i) & 1u);
+      t[b] = static_cast<std::uint16_t>(r);
+    }
   }
+};
+const Table kTable;
+}  // namespace
+
+std::uint16_t crc12(const std::vector<std::uint64_t>& bits, std::size_t nbits) {
+  // Bytewise: the register's top 8 bits XOR the next message byte select the
+  // table entry (linearity of the remainder); the tail bit by bit.
+  std::uint32_t r = 0;
+  std::size_t i = 0;
+  for (; i + 8 <= nbits; i += 8) {
+    const std::uint32_t byte = static_cast<std::uint32_t>((bits[i >> 6] >> (56 - (i & 63))) & 0xFFu);
+    r = ((r << 8) & 0xFFFu) ^ kTable.t[((r >> 4) ^ byte) & 0xFFu];
+  }
+  for (; i < nbits; ++i) r = step(r, (bits[i >> 6] >> (63 - (i & 63))) & 1u);
+  return static_cast<std::uint16_t>(r);
+}
+
+std::uint16_t crc12_bitwise(const std::vector<std::uint64_t>& bits, std::size_t nbits) {
+  std::uint32_t r = 0;
+  for (std::size_t i = 0; i < nbits; ++i) r = step(r, (bits[i >> 6] >> (63 - (i & 63))) & 1u);
   return static_cast<std::uint16_t>(r);
 }
 

@@ -17,6 +17,9 @@ constexpr std::uint16_t kCrc12Poly = 0x02F;
 /// (63 - i % 64). Errors: none.
 std::uint16_t crc12(const std::vector<std::uint64_t>& bits, std::size_t nbits);
 
+/// The same remainder computed one bit at a time (reference for the bytewise crc12).
+std::uint16_t crc12_bitwise(const std::vector<std::uint64_t>& bits, std::size_t nbits);
+
 /// Same over a string of '0'/'1' characters (tests, hand vectors).
 std::uint16_t crc12_of_string(const char* bits01);
 

@@ -151,6 +151,7 @@ struct RiflLink::Lane {
   };
   std::uint32_t index = 0;
   std::uint32_t D = 1;
+  std::uint32_t pos = 0;  // now mod D
   End e[2];
   std::vector<WireFrame> pipe[2];
   std::unique_ptr<ErrorSource> err[2];
@@ -253,6 +254,8 @@ void RiflLink::step_slot() {
   const bool script_now = scripted && script_pos_ < script_.slots.size() && script_.slots[script_pos_] == t;
   for (auto& Lp : lanes_) {
     Lane& L = *Lp;
+    const std::size_t pi = L.pos;  // t mod D: this slot's place in the pipes
+    L.pos = L.pos + 1 == L.D ? 0 : L.pos + 1;
     if (L.quiescent) {
       if (t < L.next_dist) {
         for (int x = 0; x < 2; ++x) {
@@ -303,7 +306,6 @@ void RiflLink::step_slot() {
       }
       L.quiescent = false;
     }
-    const std::size_t pi = static_cast<std::size_t>(t % L.D);  // this slot's place in the pipes
     // --- transmitters
     WireFrame out[2];
     for (int x = 0; x < 2; ++x) {
@@ -649,7 +651,8 @@ RiflLink::Status RiflLink::run(const std::function<void(double)>& progress) {
           jb_[d].resize(lanes_.size());
           for (std::size_t l = 0; l < lanes_.size(); ++l) jb_[d][l] = lanes_[l]->e[1 - d].delivered;
         }
-        for (auto& L : lanes_)
+        for (auto& L : lanes_) {
+          L->pos = static_cast<std::uint32_t>((L->pos + n) % L->D);
           for (int x = 0; x < 2; ++x) {
             auto& s = L->e[x];
             auto& r = L->e[1 - x];
@@ -669,6 +672,7 @@ RiflLink::Status RiflLink::run(const std::function<void(double)>& progress) {
               st_[x].idle_data += n;
             }
           }
+        }
         for (int d = 0; d < 2; ++d) complete_packets(d, now_, n);
         now_ = target;
         continue;
