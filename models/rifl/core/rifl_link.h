@@ -67,10 +67,10 @@ struct RiflDerived {
 
 /// RTL sizing: 2^W frames, W = ceil(log2(16 + 16 + RTT x rate / frame_bits)).
 /// derive() uses the link rate (lanes x lane rate) and the slowest lane's RTT.
-std::uint32_t retransmit_buffer_rtl(double rtt_ns, double lane_rate_bps, std::uint32_t frame_bits);
+std::uint32_t retransmit_buffer_rtl(double rtt_ns, double rate_bps, std::uint32_t frame_bits);
 /// Throws std::invalid_argument (message names the parameter) for an
 /// impossible configuration: unsupported frame size, 0 lanes, BER outside
-/// [0, 0.5], fc_on <= fc_off, fc_buffer < fc_on + round trip + 4, a retransmit
+/// [0, 0.5], fc_on <= fc_off, fc_buffer < fc_on + 2H + 3B + 8, a retransmit
 /// buffer below 32 + round trip frames, payload_min > payload_max.
 RiflDerived derive(const RiflConfig& c);
 
