@@ -27,6 +27,7 @@
 
 #include "platform/cli/bench.h"
 #include "platform/config/link_config.h"
+#include "platform/config/rifl_config.h"
 #include "platform/report/files.h"
 #include "platform/report/identity.h"
 #include "platform/report/trace.h"
@@ -38,6 +39,7 @@
 #include "platform/sim/fabric_run.h"
 #include "platform/sim/host_run.h"
 #include "platform/sim/link_experiment.h"
+#include "platform/sim/rifl_experiment.h"
 #include "platform/sim/sweep.h"
 
 #ifndef FABRICSIM_SOURCE_DIR
@@ -218,9 +220,11 @@ std::shared_ptr<config::Document> load_fabric_doc(const RunArgs& a, std::string&
   auto doc = config::load_with_overrides(a.fabric, a.sets);
   kind = fabric::fabric_kind(*doc);
   if (!a.seed.empty()) reject_conflict(a.sets, "--seed", "run.seed");
-  if (!a.policy.empty() && kind != "pcie-host") reject_conflict(a.sets, "--policy", fabric::policy_key(kind));
   if (!a.policy.empty() && kind == "pcie-host")
     throw config::ConfigError("--policy: a pcie-host fabric has no link policy (its links are error-free PCIe)");
+  if (!a.policy.empty() && kind == "rifl-link")
+    throw config::ConfigError("--policy: a rifl-link fabric has no FEC policy (RIFL retransmits; see docs/models/rifl.md)");
+  if (!a.policy.empty()) reject_conflict(a.sets, "--policy", fabric::policy_key(kind));
   if (!a.policy.empty()) config::apply_overrides(*doc, {fabric::policy_key(kind) + "=" + a.policy}, "--policy");
   if (!a.seed.empty()) config::apply_overrides(*doc, {"run.seed=" + a.seed}, "--seed");
   return doc;
@@ -298,10 +302,38 @@ int cmd_run_host(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   return 0;
 }
 
+int cmd_run_rifl(const RunArgs& a, std::shared_ptr<config::Document> doc) {
+  const config::RiflExperimentConfig cfg = config::parse_rifl_experiment(config::root_section(doc));
+  const report::RunIdentity id = run_identity(*doc, cfg.link.seed);
+  prepare_out(a);
+  const auto& c = cfg.link;
+  if (!a.quiet)
+    std::cout << fmt::format("fabricsim run: {} ({}), {} lanes x {} Gb/s, {}-bit frames, BER {:.3g} / {:.3g}, "
+                             "{} B per direction, seed {}\n",
+                             cfg.name, a.fabric, c.lanes, c.lane_rate_bps / 1e9, c.frame_bits, c.ber_ab, c.ber_ba,
+                             c.bytes_per_direction, c.seed);
+  report::TraceWriter tw;
+  const sim::RiflRunResult r = sim::run_rifl_experiment(cfg, a.trace ? &tw : nullptr, !a.quiet && isatty(2));
+  if (!r.ok) {
+    std::cerr << "error: the run could not finish: " << r.diagnosis << "\n";
+    return 3;
+  }
+  const fs::path out(a.out);
+  {
+    BlockSignals b;
+    write_atomic(out / "result.json", result_json(r.json, id));
+    if (a.trace) write_trace(out, tw, a.quiet, id);
+    written(a);
+  }
+  if (!a.quiet) std::cout << r.summary << fmt::format("  wrote {}/result.json\n", out.string());
+  return 0;
+}
+
 int cmd_run(const RunArgs& a) {
   std::string kind;
   auto doc = load_fabric_doc(a, kind);
   if (kind == "pcie-host") return cmd_run_host(a, doc);
+  if (kind == "rifl-link") return cmd_run_rifl(a, doc);
   if (kind != "link-pair") return cmd_run_fabric(a, doc);
   const config::LinkExperimentConfig cfg = config::parse_link_experiment(config::root_section(doc));
   const report::RunIdentity id = run_identity(*doc, cfg.seed);
@@ -372,7 +404,7 @@ int sc_main(int argc, char* argv[]) {
       ->allow_extra_args(false);
   run->add_option("--seed", ra.seed, "seed, 0 to 2^64-1 (sets run.seed; an error together with --set run.seed)");
   run->add_option("--policy", ra.policy,
-                  "fixed-strong | post-decode | predictive-fec | preface (an error together with --set of the policy)");
+                  "fixed-strong | post-decode | predictive-fec | preface (UALink links; an error together with --set of the policy)");
   run->add_option("--out", ra.out, "output directory")->capture_default_str();
   run->add_flag("--quiet", ra.quiet, "no summary on stdout");
   run->add_flag("--trace", ra.trace, "also write DIR/trace.json (Chrome / Perfetto trace events)");

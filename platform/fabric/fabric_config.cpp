@@ -94,7 +94,7 @@ std::string fabric_kind(const config::Document& doc) {
   }
   config::Section f = root.child("fabric");
   // Every kind the program knows, so a typo lists them all.
-  f.choice("kind", "", {"link-pair", "ring", "switched-pod", "explicit", "pcie-host"});
+  f.choice("kind", "", {"link-pair", "ring", "switched-pod", "explicit", "pcie-host", "rifl-link"});
   return f.required_string("kind");
 }
 

@@ -25,6 +25,7 @@
 
 #include "models/link/core/policy.h"
 #include "platform/config/link_config.h"
+#include "platform/config/rifl_config.h"
 #include "platform/config/yaml_config.h"
 #include "platform/fabric/fabric_config.h"
 #include "platform/fabric/host_config.h"
@@ -59,6 +60,17 @@ const std::vector<std::string> kHostRowKeys{"group",  "transport", "size_bytes",
                                             "mean_us", "p50_us",    "p99_us",     "max_us",       "ops_over_1ms",
                                             "stalled_reads", "drains", "selection", "picks", "round_us"};
 const std::vector<std::string> kHostMetrics{"mean_us", "p50_us", "p99_us", "max_us", "ops_over_1ms"};
+// RIFL link runs (rifl_experiment.cpp): the BER study's table (rifl.md "Evaluation setup").
+const std::vector<std::string> kRiflColumns{"ber", "bandwidth_ratio", "mean_latency_ns", "p99_latency_ns",
+                                            "p999_latency_ns", "retransmitted_frames", "undetected_errors",
+                                            "mtbf_years"};
+const std::vector<std::string> kRiflRowKeys{"ber",                  "bandwidth_ratio", "analytic_bandwidth_ratio",
+                                            "mean_latency_ns",      "p99_latency_ns",  "p999_latency_ns",
+                                            "retransmitted_frames", "undetected_errors", "mtbf_years",
+                                            "frame_bits",           "payload_bytes",   "bandwidth_efficiency",
+                                            "goodput_gbps",         "seed"};
+const std::vector<std::string> kRiflMetrics{"bandwidth_ratio", "mean_latency_ns", "p99_latency_ns",
+                                            "p999_latency_ns", "retransmitted_frames", "undetected_errors"};
 
 std::vector<std::uint64_t> read_seeds(config::Section& s, const std::string& key, bool required) {
   std::vector<std::uint64_t> out;
@@ -98,11 +110,14 @@ Study load_study(const std::string& path) {
   }
   const bool link_pair = st.fabric_kind == "link-pair";
   const bool host = st.fabric_kind == "pcie-host";
-  if (host && s.has("policies")) s.fail("policies", "a pcie-host fabric has no link policy; drop 'policies'");
-  st.policies = host ? std::vector<std::string>{"none"} : s.strings("policies", {"preface"});
+  const bool rifl = st.fabric_kind == "rifl-link";
+  const bool no_policy = host || rifl;  // no link policy to pass as --policy
+  if (no_policy && s.has("policies"))
+    s.fail("policies", fmt::format("a {} fabric has no link policy; drop 'policies'", st.fabric_kind));
+  st.policies = no_policy ? std::vector<std::string>{"none"} : s.strings("policies", {"preface"});
   if (st.policies.empty()) s.fail("policies", "at least one policy is required");
   for (const auto& p : st.policies) {
-    if (host) break;
+    if (no_policy) break;
     const auto& names = link::policy_names();
     if (std::find(names.begin(), names.end(), p) == names.end())
       s.fail("policies", fmt::format("unknown policy '{}'", p));
@@ -113,11 +128,12 @@ Study load_study(const std::string& path) {
   if (st.seeds.empty()) st.seeds = {1};
   st.common = s.assignments("set");
   st.explicit_columns = s.has("columns");
-  st.columns = s.strings("columns", link_pair ? kLinkColumns : host ? kHostColumns : kFabricColumns);
+  st.columns = s.strings("columns", link_pair ? kLinkColumns : host ? kHostColumns : rifl ? kRiflColumns : kFabricColumns);
   // The row keys each kind of run writes into result.json (link_experiment.cpp, fabric_run.cpp, host_run.cpp).
   const std::vector<std::string> row_keys =
       link_pair ? kLinkColumns
       : host    ? kHostRowKeys
+      : rifl    ? kRiflRowKeys
                 : std::vector<std::string>{"ranks",          "size_bytes", "policy",           "seed",
                                            "time_us",        "replayed_flits", "fec_bytes", "terminal_failures",
                                            "algbw_GBps",     "busbw_GBps", "collective",       "algorithm",
@@ -129,17 +145,17 @@ Study load_study(const std::string& path) {
       known += ", variant";
       s.fail("columns", fmt::format("'{}' is not a result column of a {} run (known: {})", c, st.fabric_kind, known));
     }
-  st.metrics = s.strings("metrics", link_pair ? kLinkMetrics : host ? kHostMetrics : kFabricMetrics);
+  st.metrics = s.strings("metrics", link_pair ? kLinkMetrics : host ? kHostMetrics : rifl ? kRiflMetrics : kFabricMetrics);
   for (const auto& m : st.metrics)
     if (std::find(st.columns.begin(), st.columns.end(), m) == st.columns.end())
       s.fail("metrics", fmt::format("metric '{}' is not one of the columns", m));
   for (const auto& need : {"policy", "seed"})
-    if (!host && std::find(st.columns.begin(), st.columns.end(), need) == st.columns.end())
+    if (!no_policy && std::find(st.columns.begin(), st.columns.end(), need) == st.columns.end())
       s.fail("columns", fmt::format("columns must include '{}'", need));
 
   // run.seed and the link policy are the study's axes (seeds:, policies:): a
   // `set` of them would be overridden by every point's --seed / --policy.
-  const std::string policy_key = host ? "" : fabric::policy_key(st.fabric_kind);
+  const std::string policy_key = no_policy ? "" : fabric::policy_key(st.fabric_kind);
   auto reject_axis_keys = [&](config::Section& sec, const std::string& key, const std::vector<std::string>& assigns) {
     for (const auto& a : assigns) {
       const std::string k = a.substr(0, a.find('='));
@@ -209,11 +225,12 @@ Study load_study(const std::string& path) {
     for (const auto& p : st.policies) {
       std::vector<std::string> a = st.common;
       a.insert(a.end(), v.assignments.begin(), v.assignments.end());
-      if (!host) a.push_back(fabric::policy_key(st.fabric_kind) + "=" + p);
+      if (!no_policy) a.push_back(fabric::policy_key(st.fabric_kind) + "=" + p);
       try {
         const auto fdoc = config::load_with_overrides(st.fabric, a);
         if (link_pair) config::parse_link_experiment(config::root_section(fdoc));
         else if (host) fabric::parse_host(config::root_section(fdoc));
+        else if (rifl) config::parse_rifl_experiment(config::root_section(fdoc));
         else fabric::parse_fabric(config::root_section(fdoc));
       } catch (const config::ConfigError& e) {
         throw config::ConfigError(std::string(e.what()) + (v.name.empty() ? "" : " (variant '" + v.name + "')") +
@@ -394,11 +411,12 @@ std::vector<Point> make_points(const Study& st, const fs::path& out) {
             if (ch == '/' || ch == '\\' || ch == ' ') ch = '_';
           d /= fmt::format("c{:03d}{}", vi, tag.empty() ? "" : "-" + tag);
         }
-        if (st.fabric_kind != "pcie-host") d /= p;
+        const bool no_policy = st.fabric_kind == "pcie-host" || st.fabric_kind == "rifl-link";
+        if (!no_policy) d /= p;
         d /= fmt::format("s{}", s);
         pt.dir = d.string();
         pt.args = {"run", st.fabric, "--seed", std::to_string(s), "--quiet", "--out", pt.dir};
-        if (st.fabric_kind != "pcie-host") pt.args.insert(pt.args.begin() + 4, {"--policy", p});
+        if (!no_policy) pt.args.insert(pt.args.begin() + 4, {"--policy", p});
         for (const auto& a : st.common) pt.args.insert(pt.args.end(), {"--set", a});
         for (const auto& a : v.assignments) pt.args.insert(pt.args.end(), {"--set", a});
         points.push_back(pt);

@@ -1026,6 +1026,52 @@ check "Ctrl-C during a sweep: one line, exit 130, no tables, no half-written fil
 check "Ctrl-C during a run: one line, exit 130, nothing stale left" t_interrupt_run
 check "mpirun -np 3 sweep: results.csv and summary.json byte-identical to the local sweep" t_mpi_sweep
 check "sweep --shard 1..3/3 then --collect: byte-identical tables; missing or stale shares refused" t_shards_collect
+# --- RIFL link experiment (fabric.kind: rifl-link) ---------------------------
+RIFL="$ROOT/topologies/rifl-link.yaml"
+write_rifl() {  # write_rifl NAME SED-SCRIPT: $FX/NAME = rifl-link.yaml edited
+  sed -e "$2" "$RIFL" >"$FX/$1"
+  cmp -s "$FX/$1" "$RIFL" && note "fixture $1: sed '$2' did not change rifl-link.yaml"
+}
+t_rifl_bad_input() {
+  write_rifl rfb.yaml 's/^  frame_bits: 256 /  frame_bits: 200 /'
+  fs run "$FX/rfb.yaml" --out "$RES/rfb"
+  expect_bad_input "$RES/rfb" "rfb.yaml:" "rifl.frame_bits" "unsupported frame size"
+  write_rifl rl0.yaml 's/^  lanes: 4 /  lanes: 0 /'
+  fs run "$FX/rl0.yaml" --out "$RES/rl0"
+  expect_bad_input "$RES/rl0" "rl0.yaml:" "rifl.lanes"
+  write_rifl rber.yaml 's/^    ber: 1e-9 /    ber: 0.6 /'
+  fs run "$FX/rber.yaml" --out "$RES/rber"
+  expect_bad_input "$RES/rber" "rber.yaml:" "rifl.channel.ber" "outside"
+  write_rifl ron.yaml 's/^  fc_on: 0 /  fc_on: 100 /; s/^  fc_off: 0 /  fc_off: 200 /'
+  fs run "$FX/ron.yaml" --out "$RES/ron"
+  expect_bad_input "$RES/ron" "ron.yaml:" "rifl.fc_on" "above the release (OFF)"
+  write_rifl rfc.yaml 's/^  fc_buffer: 0 /  fc_buffer: 300 /'
+  fs run "$FX/rfc.yaml" --out "$RES/rfc"
+  expect_bad_input "$RES/rfc" "rfc.yaml:" "rifl.fc_buffer" "round-trip bound"
+  write_rifl rrb.yaml 's/^  retransmit_buffer: 0 /  retransmit_buffer: 32 /'
+  fs run "$FX/rrb.yaml" --out "$RES/rrb"
+  expect_bad_input "$RES/rrb" "rrb.yaml:" "rifl.retransmit_buffer" "round trip"
+  fs run "$RIFL" --policy preface --out "$RES/rpol"
+  expect_bad_input "$RES/rpol" "--policy"
+}
+t_rifl_hopeless_ber_diagnosis() {
+  fs run "$RIFL" --set rifl.channel.ber=0.05 --set traffic.bytes=10MB --quiet --out "$RES/rhop"
+  [[ $rc -eq 3 ]] || note "exit status $rc, expected 3"
+  grep -q "RIFL link: " "$ERR" || note "no diagnosis on stderr"
+  [[ ! -e $RES/rhop/result.json ]] || note "result.json written for a run that could not finish"
+}
+t_rifl_determinism_and_trace() {
+  fs run "$RIFL" --set rifl.channel.ber=1e-5 --set traffic.bytes=4MB --quiet --trace --out "$RES/r1"
+  [[ $rc -eq 0 ]] || { note "run 1 exit $rc"; show_output; return; }
+  fs run "$RIFL" --set rifl.channel.ber=1e-5 --set traffic.bytes=4MB --quiet --trace --out "$RES/r2"
+  cmp -s "$RES/r1/result.json" "$RES/r2/result.json" || note "result.json differs between identical runs"
+  cmp -s "$RES/r1/trace.json" "$RES/r2/trace.json" || note "trace.json differs between identical runs"
+  grep -q '"retransmission: ' "$RES/r1/trace.json" || note "no retransmission span in trace.json"
+  grep -q '"bandwidth_ratio"' "$RES/r1/result.json" || note "no bandwidth_ratio in result.json"
+}
+check "rifl link: unsupported frame, 0 lanes, BER, ON/OFF, buffers, --policy: exit 2, file:line, key" t_rifl_bad_input
+check "rifl link: a BER at which the link cannot progress ends with a diagnosis (exit 3)" t_rifl_hopeless_ber_diagnosis
+check "rifl link runs are byte-identical when repeated; --trace shows retransmissions" t_rifl_determinism_and_trace
 
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -1,0 +1,115 @@
+#include "models/rifl/core/crc12.h"
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+namespace fabricsim::rifl {
+
+namespace {
+// One message bit into the register (MSB first).
+inline std::uint32_t step(std::uint32_t r, std::uint32_t in) {
+  const std::uint32_t top = ((r >> 11) & 1u) ^ in;
+  r = (r << 1) & 0xFFFu;
+  return top ? r ^ kCrc12Poly : r;
+}
+// table[b] = register after feeding byte b into a zero register, MSB first.
+struct Table {
+  std::uint16_t t[256];
+  Table() {
+    for (std::uint32_t b = 0; b < 256; ++b) {
+      std::uint32_t r = 0;
+      for (int i = 7; i >= 0; --i) r = step(r, (b >> i) & 1u);
+      t[b] = static_cast<std::uint16_t>(r);
+    }
+  }
+};
+const Table kTable;
+}  // namespace
+
+std::uint16_t crc12(const std::vector<std::uint64_t>& bits, std::size_t nbits) {
+  // Bytewise: the register's top 8 bits XOR the next message byte select the
+  // table entry (linearity of the remainder); the tail bit by bit.
+  std::uint32_t r = 0;
+  std::size_t i = 0;
+  for (; i + 8 <= nbits; i += 8) {
+    const std::uint32_t byte = static_cast<std::uint32_t>((bits[i >> 6] >> (56 - (i & 63))) & 0xFFu);
+    r = ((r << 8) & 0xFFFu) ^ kTable.t[((r >> 4) ^ byte) & 0xFFu];
+  }
+  for (; i < nbits; ++i) r = step(r, (bits[i >> 6] >> (63 - (i & 63))) & 1u);
+  return static_cast<std::uint16_t>(r);
+}
+
+std::uint16_t crc12_bitwise(const std::vector<std::uint64_t>& bits, std::size_t nbits) {
+  std::uint32_t r = 0;
+  for (std::size_t i = 0; i < nbits; ++i) r = step(r, (bits[i >> 6] >> (63 - (i & 63))) & 1u);
+  return static_cast<std::uint16_t>(r);
+}
+
+std::uint16_t crc12_of_string(const char* s) {
+  const std::size_t n = std::strlen(s);
+  std::vector<std::uint64_t> w((n + 63) / 64 + 1, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    if (s[i] == '1') w[i >> 6] |= 1ULL << (63 - (i & 63));
+  return crc12(w, n);
+}
+
+UndetectedErrorModel::UndetectedErrorModel(std::uint32_t frame_bits, std::uint32_t max_weight) : n_(frame_bits) {
+  if (frame_bits < 32) throw std::invalid_argument("frame must have at least 32 bits");
+  if (max_weight < 2) throw std::invalid_argument("max_weight must be >= 2");
+  // Syndrome of a single error at each of the payload + CRC positions: a CRC
+  // bit at distance d from the end contributes x^d (d < 12); a payload bit at
+  // distance d contributes x^d mod g.
+  const std::uint32_t n = frame_bits - 4;
+  std::vector<std::uint16_t> syn(n);
+  std::uint32_t r = 1;
+  for (std::uint32_t d = 0; d < n; ++d) {
+    syn[d] = static_cast<std::uint16_t>(r);
+    const std::uint32_t top = (r >> 11) & 1u;
+    r = (r << 1) & 0xFFFu;
+    if (top) r ^= kCrc12Poly;
+  }
+  const std::uint32_t W = std::min(max_weight, n);
+  // cnt[w][s]: number of w-subsets of the positions seen so far with syndrome s.
+  std::vector<double> cnt(static_cast<std::size_t>(W + 1) * 4096, 0.0);
+  cnt[0] = 1.0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint32_t h = syn[i];
+    const std::uint32_t wtop = std::min(W, i + 1);
+    for (std::uint32_t w = wtop; w >= 1; --w) {
+      double* dst = &cnt[static_cast<std::size_t>(w) * 4096];
+      const double* src = &cnt[static_cast<std::size_t>(w - 1) * 4096];
+      for (std::uint32_t s = 0; s < 4096; ++s) dst[s ^ h] += src[s];
+    }
+  }
+  a_.assign(W + 1, 0.0);
+  for (std::uint32_t w = 1; w <= W; ++w) a_[w] = cnt[static_cast<std::size_t>(w) * 4096];
+}
+
+std::uint32_t UndetectedErrorModel::min_distance() const {
+  for (std::uint32_t w = 1; w < a_.size(); ++w)
+    if (a_[w] > 0) return w;
+  return 0;
+}
+
+double UndetectedErrorModel::probability(double p) const {
+  if (p <= 0) return 0.0;
+  double s = 0;
+  const double lq = std::log1p(-p), lp = std::log(p);
+  for (std::uint32_t w = 1; w < a_.size(); ++w)
+    if (a_[w] > 0) s += std::exp(std::log(a_[w]) + w * lp + (n_ - w) * lq);
+  return s;
+}
+
+double UndetectedErrorModel::truncation_bound(double p) const {
+  if (p <= 0) return 0.0;
+  // P(Binomial(n, p) > W) by summing the upper tail terms.
+  const std::uint32_t W = static_cast<std::uint32_t>(a_.size()) - 1;
+  double s = 0;
+  const double lq = std::log1p(-p), lp = std::log(p);
+  for (std::uint32_t k = W + 1; k <= n_; ++k)
+    s += std::exp(std::lgamma(n_ + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n_ - k + 1.0) + k * lp + (n_ - k) * lq);
+  return s;
+}
+
+}  // namespace fabricsim::rifl

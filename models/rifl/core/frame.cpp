@@ -1,0 +1,107 @@
+#include "models/rifl/core/frame.h"
+
+#include <stdexcept>
+
+#include "models/link/core/counter_rng.h"
+#include "models/rifl/core/crc12.h"
+
+namespace fabricsim::rifl {
+
+namespace {
+// 16-bit control keys (RTL: IDLE_KEY, PAUSE_KEY, RETRANS_KEY).
+constexpr std::uint64_t kKeyIdle = 0x9D91, kKeyPause = 0xD919, kKeyRetrans = 0x919D;
+// Reserved payload patterns of invalid data frames (idle; flow control).
+constexpr std::uint64_t kPatIdle = 0x5555555555555555ULL;
+constexpr std::uint64_t kPatFcPause = 0xFC00FC00FC00FC00ULL, kPatFcResume = 0xFC01FC01FC01FC01ULL;
+}  // namespace
+
+const char* to_string(FrameKind k) {
+  switch (k) {
+    case FrameKind::data_valid: return "data";
+    case FrameKind::data_idle: return "idle data";
+    case FrameKind::fc_pause: return "flow-control pause";
+    case FrameKind::fc_resume: return "flow-control resume";
+    case FrameKind::ctrl_idle: return "idle";
+    case FrameKind::ctrl_pause: return "pause request";
+    case FrameKind::ctrl_retrans: return "retransmit request";
+  }
+  return "?";
+}
+
+FrameCodec::FrameCodec(std::uint32_t b) : bits_(b), words_((b + 63) / 64) {
+  if (b != 128 && b != 256 && b != 512 && b != 1024)
+    throw std::invalid_argument("frame size must be 128, 256, 512 or 1024 bits");
+}
+
+void FrameCodec::put(std::vector<std::uint64_t>& w, std::uint32_t pos, std::uint32_t n, std::uint64_t v) const {
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint32_t p = pos + i;
+    const std::uint64_t bit = (v >> (n - 1 - i)) & 1ULL;
+    const std::uint64_t m = 1ULL << (63 - (p & 63));
+    w[p >> 6] = bit ? (w[p >> 6] | m) : (w[p >> 6] & ~m);
+  }
+}
+
+std::uint64_t FrameCodec::get(const std::vector<std::uint64_t>& w, std::uint32_t pos, std::uint32_t n) const {
+  std::uint64_t v = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint32_t p = pos + i;
+    v = (v << 1) | ((w[p >> 6] >> (63 - (p & 63))) & 1ULL);
+  }
+  return v;
+}
+
+std::vector<std::uint64_t> FrameCodec::build(FrameKind kind, std::uint64_t counter, std::uint64_t content) const {
+  std::vector<std::uint64_t> w(words_, 0);
+  const bool data = is_data(kind);
+  put(w, 0, 4, data ? kHeaderData : kHeaderControl);
+  const std::uint32_t pl = payload_bits();
+  for (std::uint32_t off = 0; off < pl; off += 16) {
+    const std::uint32_t n = std::min<std::uint32_t>(16, pl - off);
+    std::uint64_t v = 0;
+    switch (kind) {
+      case FrameKind::data_valid: v = link::mix64(content + off) & 0xFFFF; break;
+      case FrameKind::data_idle: v = kPatIdle & 0xFFFF; break;
+      case FrameKind::fc_pause: v = kPatFcPause & 0xFFFF; break;
+      case FrameKind::fc_resume: v = kPatFcResume & 0xFFFF; break;
+      case FrameKind::ctrl_idle: v = kKeyIdle; break;
+      case FrameKind::ctrl_pause: v = kKeyPause; break;
+      case FrameKind::ctrl_retrans: v = kKeyRetrans; break;
+    }
+    put(w, 4 + off, n, v >> (16 - n));
+  }
+  std::uint16_t crc = crc12(w, bits_ - 12);
+  if (data) crc ^= static_cast<std::uint16_t>(counter & 0xFFF);
+  put(w, bits_ - 12, 12, crc);
+  return w;
+}
+
+RxView FrameCodec::parse(const std::vector<std::uint64_t>& rx, const std::vector<std::uint64_t>& sent) const {
+  RxView v;
+  v.header = static_cast<std::uint8_t>(get(rx, 0, 4));
+  v.check = static_cast<std::uint16_t>(crc12(rx, bits_ - 12) ^ get(rx, bits_ - 12, 12));
+  v.bits_changed = rx != sent;
+  // Payload kind: the reserved patterns and keys, else valid data.
+  const std::uint32_t pl = payload_bits();
+  auto all16 = [&](std::uint64_t key) {
+    for (std::uint32_t off = 0; off < pl; off += 16) {
+      const std::uint32_t n = std::min<std::uint32_t>(16, pl - off);
+      if (get(rx, 4 + off, n) != ((key & 0xFFFF) >> (16 - n))) return false;
+    }
+    return true;
+  };
+  if (v.header == kHeaderControl) {
+    v.kind = all16(kKeyIdle) ? FrameKind::ctrl_idle
+             : all16(kKeyPause) ? FrameKind::ctrl_pause
+             : all16(kKeyRetrans) ? FrameKind::ctrl_retrans
+                                  : FrameKind::data_valid;  // no key: not a control frame
+  } else {
+    v.kind = all16(kPatIdle) ? FrameKind::data_idle
+             : all16(kPatFcPause) ? FrameKind::fc_pause
+             : all16(kPatFcResume) ? FrameKind::fc_resume
+                                   : FrameKind::data_valid;
+  }
+  return v;
+}
+
+}  // namespace fabricsim::rifl

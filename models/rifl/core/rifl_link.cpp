@@ -1,0 +1,738 @@
+#include "models/rifl/core/rifl_link.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "models/link/core/counter_rng.h"
+
+namespace fabricsim::rifl {
+
+using link::kNever;
+
+namespace {
+constexpr std::uint32_t kRollback = 16;       // RTL rx_decode ROLLBACK_CYCLES
+constexpr std::uint64_t kStreamPacket = 21;
+
+struct WireFrame {
+  FrameKind kind = FrameKind::ctrl_idle;
+  bool replay = false;
+  bool hit = false;
+  // What the receiver's decoder sees when hit (RxView, packed).
+  std::uint8_t rx_header = 0;
+  FrameKind rx_kind = FrameKind::ctrl_idle;
+  bool bits_changed = false;
+  std::uint16_t rx_check = 0;
+  std::uint64_t counter = 0;
+  std::uint64_t seg = 0;
+};
+
+struct Run {
+  std::uint64_t j0, slot0, len;
+};
+}  // namespace
+
+const char* to_string(TxState s) {
+  switch (s) {
+    case TxState::init: return "Init";
+    case TxState::normal: return "Normal";
+    case TxState::send_pause: return "Send Pause";
+    case TxState::send_retrans: return "Send Retrans";
+    case TxState::pause: return "Pause";
+    case TxState::retrans: return "Retrans";
+  }
+  return "?";
+}
+
+const char* to_string(RiflLink::Status s) {
+  switch (s) {
+    case RiflLink::Status::running: return "running";
+    case RiflLink::Status::done: return "done";
+    case RiflLink::Status::deadline: return "deadline";
+    case RiflLink::Status::no_progress: return "no progress";
+    case RiflLink::Status::overflow: return "flow-control buffer overflow";
+  }
+  return "?";
+}
+
+std::uint32_t retransmit_buffer_rtl(double rtt_ns, double rate_bps, std::uint32_t frame_bits) {
+  const double frames = 16.0 + 16.0 + rtt_ns * 1e-9 * rate_bps / frame_bits;
+  const int w = static_cast<int>(std::ceil(std::log2(frames) - 1e-12));
+  return 1u << std::max(w, 1);
+}
+
+RiflDerived derive(const RiflConfig& c) {
+  auto bad = [](const std::string& m) { throw std::invalid_argument(m); };
+  if (c.frame_bits != 128 && c.frame_bits != 256 && c.frame_bits != 512 && c.frame_bits != 1024)
+    bad("frame_bits: frame size must be 128, 256, 512 or 1024 bits");
+  if (c.lanes == 0) bad("lanes: at least one lane is required");
+  if (!(c.lane_rate_bps > 0)) bad("lane_rate: must be > 0");
+  for (double b : {c.ber_ab, c.ber_ba})
+    if (!(b >= 0.0 && b <= 0.5)) bad("ber: must be in [0, 0.5]");
+  if (!c.lane_skew_ns.empty() && c.lane_skew_ns.size() != c.lanes) bad("lane_skew: one value per lane");
+  if (c.payload_min < 1 || c.payload_min > c.payload_max) bad("payload_min: must be in [1, payload_max]");
+  RiflDerived d;
+  d.slot_ns = c.frame_bits / c.lane_rate_bps * 1e9;
+  d.one_way_ns = c.transceiver_ns + c.cable_ns_per_m * c.cable_m;
+  d.rtt_ns = 2 * d.one_way_ns;
+  d.delay_slots = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::ceil(d.one_way_ns / d.slot_ns - 1e-9)));
+  // The slowest lane (largest skew) sets the round trip every lane's buffer must cover.
+  std::uint32_t max_delay = d.delay_slots;
+  double max_skew = 0;
+  for (double sk : c.lane_skew_ns) {
+    if (sk < 0) bad("lane_skew: must be >= 0");
+    max_skew = std::max(max_skew, sk);
+    max_delay = std::max(max_delay, static_cast<std::uint32_t>(std::ceil((d.one_way_ns + sk) / d.slot_ns - 1e-9)));
+  }
+  const std::uint32_t rtt_frames = 2 * max_delay;
+  // The formula's rate is the link's (all bonded lanes): with a single
+  // lane's rate the buffer leaves a few frames of margin, and a request
+  // delayed by a corrupted request frame or by the far end's own replay
+  // outruns it (docs/models/rifl.md, "Retransmit buffer").
+  d.buffer = c.retransmit_buffer ? c.retransmit_buffer
+                                 : retransmit_buffer_rtl(2 * (d.one_way_ns + max_skew), c.lanes * c.lane_rate_bps,
+                                                         c.frame_bits);
+  // The replay must reach 16 frames before the failed one after the detection
+  // round trip (RTL: 16 + 16 + RTT frames).
+  if (d.buffer < 32 + rtt_frames)
+    bad("retransmit_buffer: " + std::to_string(d.buffer) + " frames is smaller than the round trip bound 32 + " +
+        std::to_string(rtt_frames) + " frames");
+  // Flow control: after a pause is decided, up to a round trip of frames (the
+  // pause frame's way out, the data already in flight back), one retransmit
+  // sequence (3B slots during which the pause frame cannot leave) and 8 slots
+  // of reaction still arrive; a resume leaves as many frames queued.
+  const std::uint32_t headroom = 2 * max_delay + 3 * d.buffer + 8;
+  // Defaults from the half round trip H: release at a round trip of frames
+  // (2H + 8: the resume's way out and the new data's way back keep the
+  // buffer from running dry), assert one round trip above, buffer = on + headroom.
+  const std::uint32_t rt = 2 * max_delay + 8;
+  d.fc_off = c.fc_off ? c.fc_off : rt;
+  d.fc_on = c.fc_on ? c.fc_on : std::max(d.fc_off, rt) + rt;
+  d.fc_buffer = c.fc_buffer ? c.fc_buffer : d.fc_on + headroom;
+  if (d.fc_buffer < d.fc_on + headroom || d.fc_on == 0)
+    bad("fc_buffer: " + std::to_string(d.fc_buffer) + " frames is below the round-trip bound fc_on + 2 x " +
+        std::to_string(max_delay) + " + 3 x " + std::to_string(d.buffer) + " + 8 = " +
+        std::to_string(d.fc_on + headroom) + " frames");
+  if (d.fc_on <= d.fc_off) bad("fc_on: the pause (ON) threshold must be above the release (OFF) threshold");
+  d.payload_bytes = (c.frame_bits - 16) / 8;
+  return d;
+}
+
+// ---------------------------------------------------------------------------
+
+struct RiflLink::Lane {
+  struct End {
+    // transmitter
+    TxState state = TxState::normal;
+    bool abnormal = false;
+    std::uint32_t rc = 0;  // retransmit counter, 0..3B
+    std::vector<WireFrame> buf;
+    std::uint32_t head = 0;
+    std::uint64_t tx_counter = 0;
+    bool fc_paused = false;  // the far end asked us to stop valid data
+    int pending_fc = 0;      // 1 = send pause, 2 = send resume
+    std::uint64_t next_seg = 0, total_segs = 0;
+    std::uint64_t comp_period = 0;
+    std::deque<Run> runs;
+    std::uint32_t steady = 0;
+    bool steady_valid = false;
+    bool in_rec = false;
+    std::uint64_t rec_start = 0, rec_replayed = 0;
+    // receiver (frames from the far end)
+    bool rx_up = true;
+    std::uint32_t sync_good = 0;
+    bool rx_error = false;
+    std::uint64_t counter = 0, threshold = 0;
+    RxEventFlags fl;
+    bool fc_asserted = false;
+    std::uint64_t delivered = 0;
+  };
+  std::uint32_t index = 0;
+  std::uint32_t D = 1;
+  std::uint32_t pos = 0;  // now mod D
+  End e[2];
+  std::vector<WireFrame> pipe[2];
+  std::unique_ptr<ErrorSource> err[2];
+  std::uint64_t hit_at[2] = {kNever, kNever};  // err[x]->next_hit_slot(), cached
+  bool quiescent = false;
+  std::uint64_t q_since = 0, next_dist = kNever;
+};
+
+struct RiflLink::Direction {
+  std::vector<std::uint64_t> last_seg;  // per packet
+  std::uint64_t K = 0;
+  std::size_t next_pkt = 0;
+  std::uint64_t F = 0;
+};
+
+RiflLink::RiflLink(const RiflConfig& c) : cfg_(c), d_(derive(c)), codec_(c.frame_bits) {
+  const std::uint32_t N = c.lanes, B = d_.buffer;
+  for (int dir = 0; dir < 2; ++dir) {
+    dir_[dir] = std::make_unique<Direction>();
+    auto& D = *dir_[dir];
+    if (dir == 1 && !c.load_ba) continue;
+    std::uint64_t bytes = 0, seg = 0, p = 0;
+    const std::uint64_t span = static_cast<std::uint64_t>(c.payload_max) - c.payload_min + 1;
+    while (bytes < c.bytes_per_direction) {
+      const double u = link::to_unit(link::key_hash(c.seed, 1000 + dir, p++, 0, kStreamPacket));
+      const std::uint64_t P = c.payload_min + std::min<std::uint64_t>(span - 1, static_cast<std::uint64_t>(u * span));
+      bytes += P;
+      seg += (P + d_.payload_bytes - 1) / d_.payload_bytes;
+      D.last_seg.push_back(seg - 1);
+    }
+    D.K = seg;
+    st_[dir].packets = D.last_seg.size();
+    st_[dir].payload_bytes = bytes;
+    st_[dir].segments = seg;
+  }
+  // Clock compensation: the faster end skips one slot every 1e6 / |ppm| slots.
+  const std::uint64_t comp =
+      c.clock_offset_ppm != 0.0 ? static_cast<std::uint64_t>(std::llround(1e6 / std::fabs(c.clock_offset_ppm))) : 0;
+  for (std::uint32_t l = 0; l < N; ++l) {
+    auto L = std::make_unique<Lane>();
+    L->index = l;
+    const double skew = c.lane_skew_ns.empty() ? 0.0 : c.lane_skew_ns[l];
+    L->D = std::max<std::uint32_t>(
+        1, static_cast<std::uint32_t>(std::ceil((d_.one_way_ns + skew) / d_.slot_ns - 1e-9)));
+    for (int x = 0; x < 2; ++x) {
+      auto& e = L->e[x];
+      // Start with the link up: the buffer holds B idle data frames (the RTL's
+      // Init fill), counters aligned at B.
+      e.buf.assign(B, WireFrame{});
+      for (std::uint32_t i = 0; i < B; ++i) {
+        e.buf[i].kind = FrameKind::data_idle;
+        e.buf[i].counter = i;
+      }
+      e.tx_counter = B;
+      e.counter = e.threshold = B;
+      const std::uint64_t K = dir_[x]->K;
+      e.total_segs = K > l ? (K - l + N - 1) / N : 0;
+      if ((x == 0 && c.clock_offset_ppm > 0) || (x == 1 && c.clock_offset_ppm < 0)) e.comp_period = comp;
+      L->pipe[x].assign(L->D, WireFrame{});
+      const std::uint64_t stream = 2ULL * l + x;
+      if (c.channel == RiflConfig::Channel::independent)
+        L->err[x] = std::make_unique<IndependentBitErrors>(x == 0 ? c.ber_ab : c.ber_ba, c.frame_bits, c.seed, stream);
+      else
+        L->err[x] = std::make_unique<GilbertElliottFrames>(c.ge, c.frame_bits, c.seed, stream);
+      L->hit_at[x] = L->err[x]->next_hit_slot();
+    }
+    lanes_.push_back(std::move(L));
+  }
+}
+
+RiflLink::~RiflLink() = default;
+
+void RiflLink::set_script(Script s) {
+  script_ = std::move(s);
+  script_pos_ = 0;
+}
+
+TxState RiflLink::tx_state(std::uint32_t lane, int side) const { return lanes_.at(lane)->e[side].state; }
+
+bool RiflLink::all_done() const {
+  for (int d = 0; d < 2; ++d)
+    if (dir_[d]->next_pkt < dir_[d]->last_seg.size()) return false;
+  return true;
+}
+
+namespace {
+inline WireFrame ctrl(FrameKind k) {
+  WireFrame f;
+  f.kind = k;
+  return f;
+}
+}  // namespace
+
+// One slot of every lane; lanes in a clean run advance arithmetically.
+void RiflLink::step_slot() {
+  const std::uint64_t t = now_;
+  const std::uint32_t B = d_.buffer;
+  const bool scripted = static_cast<bool>(script_.flips);
+  while (scripted && script_pos_ < script_.slots.size() && script_.slots[script_pos_] < t) ++script_pos_;
+  const bool script_now = scripted && script_pos_ < script_.slots.size() && script_.slots[script_pos_] == t;
+  for (auto& Lp : lanes_) {
+    Lane& L = *Lp;
+    const std::size_t pi = L.pos;  // t mod D: this slot's place in the pipes
+    L.pos = L.pos + 1 == L.D ? 0 : L.pos + 1;
+    if (L.quiescent) {
+      if (t < L.next_dist) {
+        for (int x = 0; x < 2; ++x) {
+          auto& s = L.e[x];
+          auto& r = L.e[1 - x];
+          ++s.tx_counter;
+          ++r.counter;
+          ++r.threshold;
+          ++st_[x].frames;
+          if (s.steady_valid) {
+            ++s.next_seg;
+            ++s.runs.back().len;
+            ++st_[x].fresh_data;
+          } else {
+            ++st_[x].idle_data;
+          }
+          // the frame sent at t - D (fresh valid data too) arrives now
+          if (s.steady_valid) {
+            ++r.delivered;
+            ++st_[x].delivered_segments;
+            st_[x].last_delivery_slot = t;
+            delivered_now_[x] = true;
+            last_progress_slot_ = t;
+          }
+        }
+        continue;
+      }
+      // Materialize the frames a clean run left implicit: the last min(n, D)
+      // frames in flight and the last min(n, B) frames of the retransmit buffer.
+      const std::uint64_t n = t - L.q_since;
+      for (int x = 0; x < 2; ++x) {
+        auto& s = L.e[x];
+        auto mk = [&](std::uint64_t back) {
+          WireFrame f;
+          f.kind = s.steady_valid ? FrameKind::data_valid : FrameKind::data_idle;
+          f.counter = s.tx_counter - back;
+          f.seg = s.steady_valid ? s.next_seg - back : 0;
+          return f;
+        };
+        const std::uint64_t m = std::min<std::uint64_t>(n, L.D);
+        for (std::uint64_t k = m; k >= 1; --k) L.pipe[x][(t - k) % L.D] = mk(k);
+        const std::uint64_t mb = std::min<std::uint64_t>(n, B);
+        s.head = static_cast<std::uint32_t>((s.head + (n - mb)) % B);
+        for (std::uint64_t k = mb; k >= 1; --k) {
+          s.buf[s.head] = mk(k);
+          s.head = s.head + 1 == B ? 0 : s.head + 1;
+        }
+      }
+      L.quiescent = false;
+    }
+    // --- transmitters
+    WireFrame out[2];
+    for (int x = 0; x < 2; ++x) {
+      auto& e = L.e[x];
+      auto& S = st_[x];
+      WireFrame f;
+      const TxState s = e.state;
+      bool fresh = false;
+      switch (s) {
+        case TxState::normal:
+          if (e.abnormal) {
+            f = ctrl(FrameKind::ctrl_idle);
+          } else if (e.comp_period && (t % e.comp_period) == e.comp_period - 1) {
+            f = ctrl(FrameKind::ctrl_idle);
+            ++S.clock_comp_slots;
+          } else {
+            fresh = true;
+            if (e.pending_fc) {
+              f.kind = e.pending_fc == 1 ? FrameKind::fc_pause : FrameKind::fc_resume;
+              if (e.pending_fc == 1) ++st_[1 - x].fc_pauses;
+              e.pending_fc = 0;
+              ++S.fc_frames;
+            } else if (!e.fc_paused && e.next_seg < e.total_segs) {
+              f.kind = FrameKind::data_valid;
+              f.seg = e.next_seg++;
+              ++S.fresh_data;
+              if (!e.runs.empty() && e.runs.back().slot0 + e.runs.back().len == t &&
+                  e.runs.back().j0 + e.runs.back().len == f.seg)
+                ++e.runs.back().len;
+              else
+                e.runs.push_back({f.seg, t, 1});
+            } else {
+              f.kind = FrameKind::data_idle;
+              ++S.idle_data;
+            }
+            f.counter = e.tx_counter++;
+            e.buf[e.head] = f;
+            e.head = e.head + 1 == B ? 0 : e.head + 1;
+          }
+          break;
+        case TxState::retrans:
+          if (e.rc < 2 * B && (e.rc & 1u) == 0) {
+            f = e.buf[e.head];
+            f.replay = true;
+            f.hit = false;
+            e.head = e.head + 1 == B ? 0 : e.head + 1;
+            ++S.retransmitted_frames;
+            ++e.rec_replayed;
+          } else {
+            f = ctrl(e.rx_error ? FrameKind::ctrl_retrans : FrameKind::ctrl_idle);
+          }
+          break;
+        case TxState::pause: f = ctrl(FrameKind::ctrl_idle); break;
+        case TxState::init:
+        case TxState::send_pause: f = ctrl(FrameKind::ctrl_pause); break;
+        case TxState::send_retrans: f = ctrl(FrameKind::ctrl_retrans); break;
+      }
+      switch (f.kind) {
+        case FrameKind::ctrl_idle: ++S.ctrl_idle; break;
+        case FrameKind::ctrl_pause: ++S.ctrl_pause; break;
+        case FrameKind::ctrl_retrans: ++S.ctrl_retrans; break;
+        default: break;
+      }
+      ++S.frames;
+      // transition (RTL rifl_tx.v priority order)
+      const bool up = e.rx_up, re = e.rx_error, rp = e.fl.remote_pause, rr = e.fl.remote_retrans;
+      TxState ns = s;
+      switch (s) {
+        case TxState::init: ns = TxState::send_pause; break;
+        case TxState::normal:
+          if (!e.abnormal) {
+            if (rr || rp || re || !up) e.abnormal = true;
+          } else {
+            e.abnormal = false;
+            ns = !up ? TxState::send_pause
+                 : rp ? TxState::pause
+                 : rr ? TxState::retrans
+                 : re ? TxState::send_retrans
+                      : TxState::normal;
+          }
+          break;
+        case TxState::send_pause:
+          if (up)
+            ns = rp ? TxState::pause
+                 : (rr || e.rc != 0) ? TxState::retrans
+                 : re ? TxState::send_retrans
+                      : TxState::normal;
+          break;
+        case TxState::send_retrans:
+          ns = !up ? TxState::send_pause
+               : rp ? TxState::pause
+               : (rr || e.rc != 0) ? TxState::retrans
+               : !re ? TxState::normal
+                     : TxState::send_retrans;
+          break;
+        case TxState::pause:
+          if (!up) ns = TxState::send_pause;
+          else if (!rp) ns = (rr || e.rc != 0) ? TxState::retrans : re ? TxState::send_retrans : TxState::normal;
+          break;
+        case TxState::retrans:
+          if (!up) ns = TxState::send_pause;
+          else if (rp) ns = TxState::pause;
+          else if (!rr && e.rc >= 2 * B) ns = re ? TxState::send_retrans : TxState::normal;
+          break;
+      }
+      if (s == TxState::retrans) e.rc = e.rc >= 3 * B ? 0 : e.rc + 1;
+      if (ns == TxState::retrans && s != TxState::retrans) {
+        ++S.recoveries;
+        if (!e.in_rec) {
+          e.in_rec = true;
+          e.rec_start = t + 1;
+          e.rec_replayed = 0;
+        }
+      }
+      if (e.in_rec && ns == TxState::normal) {
+        e.in_rec = false;
+        if (on_recovery_) on_recovery_({L.index, x, e.rec_start, t + 1, e.rec_replayed});
+      }
+      e.state = ns;
+      // steady: consecutive fresh data frames of one kind (valid / idle)
+      const bool v = f.kind == FrameKind::data_valid;
+      if (fresh && (f.kind == FrameKind::data_valid || f.kind == FrameKind::data_idle) && v == e.steady_valid)
+        ++e.steady;
+      else {
+        e.steady = fresh && (f.kind == FrameKind::data_valid || f.kind == FrameKind::data_idle) ? 1 : 0;
+        e.steady_valid = v;
+      }
+      if (on_frame_) on_frame_({L.index, x, t, f.kind, f.counter, f.seg, f.replay, s});
+      out[x] = f;
+    }
+    // --- channel: real flipped bits, the CRC decides
+    for (int x = 0; x < 2; ++x) {
+      bool hit = false;
+      if (scripted) {
+        if (script_now) {
+          flips_ = script_.flips(L.index, x, t, out[x].kind);
+          hit = !flips_.empty();
+        }
+      } else if (L.hit_at[x] == t) {
+        L.err[x]->take(t, flips_);
+        L.hit_at[x] = L.err[x]->next_hit_slot();
+        hit = !flips_.empty();
+      }
+      if (hit) {
+        WireFrame& f = out[x];
+        const auto sent = codec_.build(f.kind, f.counter, link::key_hash(cfg_.seed, L.index, x, f.counter, 5));
+        auto rx = sent;
+        for (auto p : flips_) rx[p >> 6] ^= 1ULL << (63 - (p & 63));
+        f.hit = true;
+        const RxView v = codec_.parse(rx, sent);
+        f.rx_header = v.header;
+        f.rx_kind = v.kind;
+        f.bits_changed = v.bits_changed;
+        f.rx_check = v.check;
+        ++st_[x].hit_frames;
+        st_[x].bit_errors += flips_.size();
+        L.e[x].steady = 0;  // a hit breaks the sender's steady run (the frame in flight is not clean)
+      }
+    }
+    // --- receivers: the frame sent D slots ago by the far end
+    for (int x = 0; x < 2; ++x) {
+      auto& e = L.e[x];
+      const int din = 1 - x;
+      auto& S = st_[din];
+      const WireFrame& f = L.pipe[din][pi];
+      RxView v;
+      if (f.hit) {
+        v.header = f.rx_header;
+        v.kind = f.rx_kind;
+        v.bits_changed = f.bits_changed;
+        v.check = f.rx_check;
+      } else {
+        v = FrameCodec::clean(f.kind, f.counter);
+      }
+      const bool legal = v.header == kHeaderData || v.header == kHeaderControl;
+      if (!e.rx_up) {
+        if (legal) {
+          if (++e.sync_good >= cfg_.resync_frames) e.rx_up = true;
+        } else {
+          e.sync_good = 0;
+        }
+        continue;
+      }
+      if (!legal) {
+        ++S.out_of_sync;
+        ++S.detected_errors;
+        e.rx_up = false;
+        e.sync_good = 0;
+        e.fl.reset_counts();
+        e.rx_error = true;
+        e.counter = e.threshold - kRollback;
+        continue;
+      }
+      const bool is_ctrl = v.header == kHeaderControl && v.check == 0 && !is_data(v.kind);
+      const bool hdr_data = v.header == kHeaderData;
+      const bool crc_good = hdr_data && v.check == (e.counter & 0xFFF);
+      const bool valid_out = crc_good && e.threshold == e.counter;
+      e.fl.on_frame(is_ctrl, v.kind, hdr_data, valid_out);
+      if (crc_good) {
+        if (e.rx_error && e.threshold == e.counter + 1) e.rx_error = false;
+        const bool wrong = (f.hit && v.bits_changed) || f.counter != e.counter;
+        if (wrong) {
+          ++S.undetected_errors;
+          if (f.counter != e.counter) ++S.undetected_misordered;
+        }
+        ++e.counter;
+        if (valid_out) {
+          ++e.threshold;
+          if (f.kind == FrameKind::data_valid) {
+            ++e.delivered;
+            ++S.delivered_segments;
+            delivered_now_[din] = true;
+            S.last_delivery_slot = t;
+            last_progress_slot_ = t;
+            if (on_deliver_) on_deliver_(L.index, din, f.seg, t);
+          } else if (f.kind == FrameKind::fc_pause) {
+            e.fc_paused = true;
+          } else if (f.kind == FrameKind::fc_resume) {
+            e.fc_paused = false;
+          }
+        }
+      } else if (!is_ctrl) {
+        if (f.hit && v.bits_changed) ++S.detected_errors;
+        e.rx_error = true;
+        e.counter = e.threshold - kRollback;
+      }
+    }
+    for (int x = 0; x < 2; ++x) L.pipe[x][pi] = out[x];
+    // --- back to a clean run?
+    if (!scripted && cfg_.skip_ahead) {
+      bool q = true;
+      for (int x = 0; x < 2 && q; ++x) {
+        const auto& e = L.e[x];
+        q = e.state == TxState::normal && !e.abnormal && e.rx_up && !e.rx_error && e.fl.quiet() &&
+            e.counter == e.threshold && e.pending_fc == 0 && !e.fc_paused && !e.fc_asserted && e.steady >= L.D + 1 &&
+            (!e.steady_valid || e.next_seg < e.total_segs);
+      }
+      if (q) {
+        L.quiescent = true;
+        L.q_since = t + 1;
+        std::uint64_t nd = kNever;
+        for (int x = 0; x < 2; ++x) {
+          const auto& e = L.e[x];
+          nd = std::min(nd, L.hit_at[x]);
+          if (e.comp_period) nd = std::min(nd, (t + 1) / e.comp_period * e.comp_period + e.comp_period - 1);
+          if (e.steady_valid) nd = std::min(nd, t + 1 + (e.total_segs - e.next_seg));
+        }
+        L.next_dist = std::max(nd, t + 1);
+      }
+    }
+  }
+}
+
+// Complete, at slot t, every packet whose last segment is below the frontier.
+void RiflLink::complete_packets(int dir, std::uint64_t t0, std::uint64_t n) {
+  auto& D = *dir_[dir];
+  const std::uint32_t N = cfg_.lanes;
+  std::uint64_t F = kNever;
+  for (std::uint32_t l = 0; l < N; ++l) {
+    const auto& r = lanes_[l]->e[1 - dir];
+    const auto& s = lanes_[l]->e[dir];
+    const std::uint64_t j = r.delivered;
+    if (j >= s.total_segs) continue;
+    F = std::min(F, j * N + l);
+  }
+  if (F == kNever) F = D.K;
+  // Delivery slot of lane-l segment j in this window: linear when n > 1
+  // (every lane streaming, one segment per slot), t0 when n == 1.
+  while (D.next_pkt < D.last_seg.size() && D.last_seg[D.next_pkt] < F) {
+    const std::uint64_t E = D.last_seg[D.next_pkt];
+    const std::uint64_t S = D.next_pkt ? D.last_seg[D.next_pkt - 1] + 1 : 0;
+    std::uint64_t done = t0;
+    if (n > 1) {
+      done = 0;
+      for (std::uint32_t l = 0; l < N && l <= E; ++l) {
+        const std::uint64_t jl = (E - l) / N;
+        const std::uint64_t j_before = jb_[dir][l];
+        const std::uint64_t slot = jl >= j_before ? t0 + (jl - j_before) : (t0 ? t0 - 1 : 0);
+        done = std::max(done, slot);
+      }
+    }
+    // packet in: the serialization slot of its first segment
+    auto& runs = lanes_[S % N]->e[dir].runs;
+    const std::uint64_t j = S / N;
+    while (!runs.empty() && runs.front().j0 + runs.front().len <= j) runs.pop_front();
+    const std::uint64_t in = runs.empty() ? done : runs.front().slot0 + (j - runs.front().j0);
+    lat_.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(done + 1 - in, 0xFFFFFFFFULL)));
+    ++D.next_pkt;
+  }
+  D.F = F;
+}
+
+void RiflLink::check_flow_control() {
+  const std::uint32_t N = cfg_.lanes;
+  for (int dir = 0; dir < 2; ++dir) {
+    const std::uint64_t F = dir_[dir]->F;
+    for (std::uint32_t l = 0; l < N; ++l) {
+      auto& r = lanes_[l]->e[1 - dir];  // receiver of this direction; its TX carries the FC frames
+      const std::uint64_t below = F > l ? (F - l + N - 1) / N : 0;
+      const std::uint64_t occ = r.delivered > below ? r.delivered - below : 0;
+      if (occ > d_.fc_buffer && status_ == Status::running) {
+        status_ = Status::overflow;
+        why_ = "lane " + std::to_string(l) + (dir ? " B->A" : " A->B") + ": reorder buffer holds " +
+               std::to_string(occ) + " frames > fc_buffer " + std::to_string(d_.fc_buffer);
+      }
+      if (!r.fc_asserted && occ >= d_.fc_on) {
+        r.fc_asserted = true;
+        r.pending_fc = r.pending_fc == 2 ? 0 : 1;
+        if (lanes_[l]->quiescent) lanes_[l]->next_dist = now_ + 1;
+      } else if (r.fc_asserted && occ <= d_.fc_off) {
+        r.fc_asserted = false;
+        r.pending_fc = r.pending_fc == 1 ? 0 : 2;
+        if (lanes_[l]->quiescent) lanes_[l]->next_dist = now_ + 1;
+      }
+    }
+  }
+}
+
+RiflLink::Status RiflLink::run(const std::function<void(double)>& progress) {
+  const std::uint32_t B = d_.buffer;
+  const std::uint64_t stall_limit = 64ULL * (3 * B + 2 * d_.delay_slots) + 100000;
+  std::uint64_t total_segs = dir_[0]->K + dir_[1]->K;
+  const std::uint64_t ideal = (std::max(dir_[0]->K, dir_[1]->K) + cfg_.lanes - 1) / cfg_.lanes;
+  const std::uint64_t deadline = cfg_.deadline_slots ? cfg_.deadline_slots : 100 * ideal + 10'000'000;
+  std::uint64_t next_report = 1ULL << 24, next_check = 1ULL << 20;
+  while (status_ == Status::running) {
+    if (all_done()) {
+      status_ = Status::done;
+      break;
+    }
+    bool all_q = true;
+    std::uint64_t nd = kNever;
+    for (auto& L : lanes_) {
+      all_q = all_q && L->quiescent;
+      nd = std::min(nd, L->next_dist);
+    }
+    if (all_q && nd > now_ + 1) {
+      const std::uint64_t target = std::min({nd, deadline, std::max(next_check, now_ + 1)});
+      if (target > now_ + 1) {
+        // Skip the clean run [now_, target): every lane streams.
+        const std::uint64_t n = target - now_;
+        for (int d = 0; d < 2; ++d) {
+          jb_[d].resize(lanes_.size());
+          for (std::size_t l = 0; l < lanes_.size(); ++l) jb_[d][l] = lanes_[l]->e[1 - d].delivered;
+        }
+        for (auto& L : lanes_) {
+          L->pos = static_cast<std::uint32_t>((L->pos + n) % L->D);
+          for (int x = 0; x < 2; ++x) {
+            auto& s = L->e[x];
+            auto& r = L->e[1 - x];
+            s.tx_counter += n;
+            r.counter += n;
+            r.threshold += n;
+            st_[x].frames += n;
+            if (s.steady_valid) {
+              s.next_seg += n;
+              s.runs.back().len += n;
+              st_[x].fresh_data += n;
+              r.delivered += n;
+              st_[x].delivered_segments += n;
+              st_[x].last_delivery_slot = target - 1;
+              last_progress_slot_ = target - 1;
+            } else {
+              st_[x].idle_data += n;
+            }
+          }
+        }
+        for (int d = 0; d < 2; ++d) complete_packets(d, now_, n);
+        now_ = target;
+        continue;
+      }
+    }
+    delivered_now_[0] = delivered_now_[1] = false;
+    step_slot();
+    for (int d = 0; d < 2; ++d)
+      if (delivered_now_[d]) complete_packets(d, now_, 1);
+    // Occupancies change only when something is delivered.
+    if (delivered_now_[0] || delivered_now_[1]) check_flow_control();
+    ++now_;
+    if (now_ - last_progress_slot_ > stall_limit && status_ == Status::running) {
+      status_ = Status::no_progress;
+      why_ = "no packet segment delivered for " + std::to_string(now_ - last_progress_slot_) + " slots";
+    }
+    if (now_ >= deadline && status_ == Status::running) {
+      status_ = Status::deadline;
+      why_ = "simulated time limit of " + std::to_string(deadline) + " slots reached";
+    }
+    if (now_ >= next_check) {
+      next_check = now_ + (1ULL << 20);
+      // Projected end beyond the deadline: stop with a diagnosis now.
+      const std::uint64_t got = st_[0].delivered_segments + st_[1].delivered_segments;
+      if (now_ > (1ULL << 22) && got > 0 &&
+          static_cast<double>(now_) * total_segs / got > 4.0 * static_cast<double>(deadline) &&
+          status_ == Status::running) {
+        status_ = Status::deadline;
+        why_ = "at the delivery rate so far the run would need about " +
+               std::to_string(static_cast<std::uint64_t>(static_cast<double>(now_) * total_segs / got)) +
+               " slots, beyond the limit of " + std::to_string(deadline);
+      }
+    }
+    if (progress && now_ >= next_report) {
+      next_report = now_ + (1ULL << 24);
+      progress(total_segs ? static_cast<double>(st_[0].delivered_segments + st_[1].delivered_segments) / total_segs
+                          : 1.0);
+    }
+  }
+  return status_;
+}
+
+std::string RiflLink::diagnosis() const {
+  std::ostringstream o;
+  o << "RIFL link: " << to_string(status_);
+  if (!why_.empty()) o << " (" << why_ << ")";
+  o << " at slot " << now_ << " (" << now_ * d_.slot_ns / 1e3 << " us)";
+  for (int d = 0; d < 2; ++d)
+    o << "; " << (d ? "B->A" : "A->B") << " delivered " << st_[d].delivered_segments << "/" << dir_[d]->K
+      << " segments, " << st_[d].recoveries << " recoveries";
+  for (const auto& L : lanes_)
+    for (int x = 0; x < 2; ++x) {
+      const auto& e = L->e[x];
+      o << "; lane " << L->index << (x ? " B" : " A") << ": " << to_string(e.state) << (e.rx_up ? "" : ", rx down")
+        << (e.rx_error ? ", rx error" : "") << (e.fl.remote_retrans ? ", remote retrans" : "")
+        << (e.fl.remote_pause ? ", remote pause" : "") << (e.fc_paused ? ", flow-control paused" : "") << ", rc "
+        << e.rc << ", rx expects frame " << e.threshold << " (counter " << e.counter << "), next tx frame "
+        << e.tx_counter << ", replay starts at frame " << e.buf[e.head].counter;
+    }
+  return o.str();
+}
+
+}  // namespace fabricsim::rifl

@@ -1,0 +1,241 @@
+#pragma once
+// A RIFL link: N bonded lanes, each a pair of RIFL cores (one per end) with
+// the RTL's transmitter states and receiver event flags, go-back-N from a
+// retransmit buffer, ON/OFF flow control, clock compensation, and the bonding
+// layer's round-robin segments and reordering (rifl.md). Plain C++.
+//
+// Time is counted in frame slots of one lane (a frame of F bits at the lane
+// rate). Lanes and ends advance slot by slot only while something happens;
+// runs of clean frames between error events are skipped arithmetically
+// (every lane streaming fresh data, nothing in flight but clean data).
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/link/core/ge_channel.h"
+#include "models/link/core/types.h"
+#include "models/rifl/core/error_stream.h"
+#include "models/rifl/core/frame.h"
+
+namespace fabricsim::rifl {
+
+/// Parameters of a RIFL link. Units in the names; defaults = rifl.md's
+/// evaluation setup (4 lanes x 28 Gb/s, 10 m, 256-bit frames).
+struct RiflConfig {
+  std::uint32_t frame_bits = 256;         ///< 128 | 256 | 512 | 1024
+  std::uint32_t lanes = 4;
+  double lane_rate_bps = 28e9;            ///< per lane, bits/s (frames of frame_bits back to back)
+  double cable_m = 10.0;
+  double transceiver_ns = 80.0;           ///< one-way transceiver latency (rifl.md)
+  double cable_ns_per_m = 3.34;
+  std::vector<double> lane_skew_ns;       ///< extra one-way delay per lane (empty = none)
+  std::uint32_t retransmit_buffer = 0;    ///< frames; 0 = the RTL formula (retransmit_buffer_rtl)
+  std::uint32_t fc_buffer = 0;            ///< per-lane receive (reorder) buffer, frames; 0 = fc_on + 2H + 3B + 8
+  std::uint32_t fc_on = 0;                ///< pause asserted at occupancy >= fc_on; 0 = derived
+  std::uint32_t fc_off = 0;               ///< pause released at occupancy <= fc_off; 0 = derived
+  double clock_offset_ppm = 0.0;          ///< end A's clock minus end B's, ppm (> 0: A faster)
+  std::uint32_t resync_frames = 64;       ///< legal sync headers in a row to regain lock
+  enum class Channel { independent, gilbert_elliott } channel = Channel::independent;
+  double ber_ab = 0.0, ber_ba = 0.0;      ///< independent bit-error rates A->B, B->A
+  link::GeParams ge;                      ///< burst channel (chain step = frame slot)
+  // Traffic: saturating packets in each loaded direction.
+  std::uint64_t bytes_per_direction = 10'000'000'000ULL;
+  std::uint32_t payload_min = 1, payload_max = 8192;  ///< bytes, uniform
+  bool load_ba = true;                    ///< B->A loaded too
+  std::uint64_t seed = 1;
+  std::uint64_t deadline_slots = 0;       ///< 0 = derived watchdog
+  /// Skip runs of clean frames arithmetically (default). Off: every slot of
+  /// every lane is stepped; results are identical (a unit test checks it).
+  bool skip_ahead = true;
+};
+
+/// Derived constants of a configuration (rifl.md formulas).
+struct RiflDerived {
+  double slot_ns;              ///< frame_bits / lane_rate
+  double one_way_ns;           ///< transceiver + cable (no skew)
+  double rtt_ns;               ///< 2 x one_way
+  std::uint32_t delay_slots;   ///< ceil(one_way / slot): H, the half round trip in frames
+  std::uint32_t buffer;        ///< retransmit buffer B, frames
+  std::uint32_t fc_buffer;     ///< effective per-lane receive buffer, frames
+  std::uint32_t fc_on, fc_off; ///< effective thresholds
+  std::uint32_t payload_bytes; ///< (frame_bits - 16) / 8
+};
+
+/// RTL sizing: 2^W frames, W = ceil(log2(16 + 16 + RTT x rate / frame_bits)).
+/// derive() uses the link rate (lanes x lane rate) and the slowest lane's RTT.
+std::uint32_t retransmit_buffer_rtl(double rtt_ns, double rate_bps, std::uint32_t frame_bits);
+/// Throws std::invalid_argument (message names the parameter) for an
+/// impossible configuration: unsupported frame size, 0 lanes, BER outside
+/// [0, 0.5], fc_on <= fc_off, fc_buffer < fc_on + 2H + 3B + 8, a retransmit
+/// buffer below 32 + round trip frames, payload_min > payload_max.
+RiflDerived derive(const RiflConfig& c);
+
+/// Transmitter states (RTL rifl_tx.v).
+enum class TxState : std::uint8_t { init, normal, send_pause, send_retrans, pause, retrans };
+const char* to_string(TxState s);
+
+/// Receiver event flags (RTL rifl_rx.v): the receiver keeps no protocol
+/// state but these. The pause (retransmit) flag rises only after 8
+/// consecutive recognised pause (retransmit) request frames, so one corrupted
+/// frame cannot fake a control event; the retransmit flag drops after 16
+/// consecutive data-or-idle frames; the pause flag drops on a delivered data
+/// frame, 16 data-or-idle frames, or 8 retransmit requests.
+struct RxEventFlags {
+  static constexpr std::uint8_t kCtrlRun = 8, kDataOrIdleRun = 16;
+  std::uint8_t pause_cnt = 0, retrans_cnt = 0, doi_cnt = kDataOrIdleRun;
+  bool remote_pause = false, remote_retrans = false;
+  /// One received frame. is_ctrl: a recognised control frame of `kind`;
+  /// hdr_data: it has the DATA header; valid_out: an in-sequence data frame
+  /// was delivered by it.
+  void on_frame(bool is_ctrl, FrameKind kind, bool hdr_data, bool valid_out) {
+    // A data frame (e.g. the far end's replay interleaving its requests
+    // between replayed data) does not break a run; any other control frame,
+    // an unrecognised frame or 16 data-or-idle frames in a row do. (The L1
+    // RTL also resets on a data frame; that loses a request made during the
+    // far end's replay: see docs/models/rifl.md.)
+    auto run = [&](std::uint8_t c, FrameKind k) -> std::uint8_t {
+      if (is_ctrl && kind == k) return std::min<std::uint8_t>(c + 1, kCtrlRun);
+      return (hdr_data && !is_ctrl) ? c : 0;
+    };
+    pause_cnt = run(pause_cnt, FrameKind::ctrl_pause);
+    retrans_cnt = run(retrans_cnt, FrameKind::ctrl_retrans);
+    doi_cnt = (hdr_data || (is_ctrl && kind == FrameKind::ctrl_idle)) ? std::min<std::uint8_t>(doi_cnt + 1, kDataOrIdleRun)
+                                                                      : 0;
+    if (doi_cnt >= kDataOrIdleRun) pause_cnt = retrans_cnt = 0;  // 16 data-or-idle frames end any run
+    if (doi_cnt >= kDataOrIdleRun) remote_retrans = false;
+    else if (retrans_cnt >= kCtrlRun) remote_retrans = true;
+    if (pause_cnt >= kCtrlRun) remote_pause = true;
+    else if (valid_out || doi_cnt >= kDataOrIdleRun || retrans_cnt >= kCtrlRun) remote_pause = false;
+  }
+  void reset_counts() { pause_cnt = retrans_cnt = doi_cnt = 0; }
+  bool quiet() const { return !remote_pause && !remote_retrans && doi_cnt >= kDataOrIdleRun && pause_cnt == 0 && retrans_cnt == 0; }
+};
+
+/// Counters of one direction (A->B or B->A), summed over lanes.
+struct DirectionStats {
+  std::uint64_t packets = 0, payload_bytes = 0, segments = 0;
+  std::uint64_t frames = 0;               ///< slots on the wire (all kinds)
+  std::uint64_t fresh_data = 0;           ///< new valid data frames
+  std::uint64_t retransmitted_frames = 0; ///< data frames replayed from the retransmit buffer
+  std::uint64_t idle_data = 0, fc_frames = 0;
+  std::uint64_t ctrl_idle = 0, ctrl_pause = 0, ctrl_retrans = 0;
+  std::uint64_t clock_comp_slots = 0;
+  std::uint64_t hit_frames = 0, bit_errors = 0;
+  std::uint64_t detected_errors = 0;      ///< receiver error flag rises (frame rejected)
+  std::uint64_t undetected_errors = 0;    ///< corrupted frames that passed the CRC
+  /// ... of which a replayed (older) frame whose error pattern's syndrome
+  /// equals the XOR of its counter and the one expected: accepted out of order.
+  std::uint64_t undetected_misordered = 0;
+  std::uint64_t out_of_sync = 0;          ///< illegal sync headers
+  std::uint64_t recoveries = 0;           ///< transmitter entries into Retrans
+  std::uint64_t fc_pauses = 0;            ///< flow-control pause frames sent
+  std::uint64_t delivered_segments = 0;
+  std::uint64_t last_delivery_slot = 0;
+};
+
+/// A recovery episode of one lane direction (trace output).
+struct RecoveryEvent {
+  std::uint32_t lane;
+  int dir;                  ///< 0 = A->B, 1 = B->A
+  std::uint64_t start_slot, end_slot;
+  std::uint64_t replayed;   ///< data frames replayed
+};
+
+/// The simulation of one RIFL link.
+class RiflLink {
+ public:
+  enum class Status { running, done, deadline, no_progress, overflow };
+
+  /// Throws std::invalid_argument as derive() does.
+  explicit RiflLink(const RiflConfig& c);
+  ~RiflLink();
+
+  /// Run to completion (every packet of both loaded directions delivered) or
+  /// until the watchdog: no delivery for 64 x (3B + 2H) + 10^5 slots
+  /// (no_progress), or the deadline. `progress` (optional) is called about
+  /// every 2^24 slots with the fraction of segments delivered.
+  Status run(const std::function<void(double)>& progress = {});
+
+  const RiflConfig& config() const { return cfg_; }
+  const RiflDerived& derived() const { return d_; }
+  const DirectionStats& stats(int dir) const { return st_[dir]; }
+  /// One-way latency of every delivered packet (packet in: the slot its first
+  /// frame is serialized; out: the end of the slot its last frame is decoded,
+  /// after reordering), in slots, both directions, in completion order.
+  const std::vector<std::uint32_t>& latencies_slots() const { return lat_; }
+  std::uint64_t slots() const { return now_; }
+  std::string diagnosis() const;
+  Status status() const { return status_; }
+  /// Observer of recovery episodes (set before run()).
+  void set_recovery_observer(std::function<void(const RecoveryEvent&)> f) { on_recovery_ = std::move(f); }
+
+  /// Test hooks: force errors. `script(lane, dir, slot)` returns bit positions
+  /// to flip in the frame sent at `slot` (replacing the error source's draw);
+  /// return an empty vector for a clean frame. With a script set, the error
+  /// sources are off and every slot is stepped (no skip-ahead).
+  struct Script {
+    std::function<std::vector<std::uint16_t>(std::uint32_t lane, int dir, std::uint64_t slot, FrameKind kind)> flips;
+    std::vector<std::uint64_t> slots;  ///< sorted slots at which flips() is consulted
+  };
+  void set_script(Script s);
+  /// Observer of every frame sent by a lane while it is stepped slot by slot
+  /// (not during skipped runs, where every frame is fresh valid data).
+  struct SentFrame {
+    std::uint32_t lane;
+    int dir;
+    std::uint64_t slot;
+    FrameKind kind;
+    std::uint64_t counter;  ///< data-frame counter (data kinds)
+    std::uint64_t seg;      ///< lane segment index (valid data)
+    bool replay;
+    TxState state;
+  };
+  void set_frame_observer(std::function<void(const SentFrame&)> f) { on_frame_ = std::move(f); }
+  /// Observer of every segment delivered in order by a lane's receiver (before reordering).
+  void set_delivery_observer(std::function<void(std::uint32_t lane, int dir, std::uint64_t seg, std::uint64_t slot)> f) {
+    on_deliver_ = std::move(f);
+  }
+  /// Transmitter state of lane `lane`, end `side` (0 = A, 1 = B).
+  TxState tx_state(std::uint32_t lane, int side) const;
+
+  struct Lane;  // internal
+
+ private:
+  struct Direction;
+  void step_slot();
+  void jump_to(std::uint64_t t);
+  void complete_packets(int dir, std::uint64_t t0, std::uint64_t n);
+  void check_flow_control();
+  std::uint64_t next_disturbance() const;
+  bool all_done() const;
+
+  RiflConfig cfg_;
+  RiflDerived d_;
+  FrameCodec codec_;
+  std::vector<std::unique_ptr<Lane>> lanes_;
+  std::unique_ptr<Direction> dir_[2];
+  DirectionStats st_[2];
+  std::vector<std::uint32_t> lat_;
+  std::uint64_t now_ = 0;
+  std::uint64_t last_progress_slot_ = 0;
+  Status status_ = Status::running;
+  std::string why_;
+  std::function<void(const RecoveryEvent&)> on_recovery_;
+  std::function<void(const SentFrame&)> on_frame_;
+  std::function<void(std::uint32_t, int, std::uint64_t, std::uint64_t)> on_deliver_;
+  Script script_;
+  std::size_t script_pos_ = 0;
+  std::vector<std::uint16_t> flips_;
+  bool delivered_now_[2] = {false, false};
+  std::vector<std::uint64_t> jb_[2];  // per lane: segments delivered before a skipped run
+
+  friend struct LaneAccess;
+};
+
+const char* to_string(RiflLink::Status s);
+
+}  // namespace fabricsim::rifl

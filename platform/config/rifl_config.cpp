@@ -1,0 +1,129 @@
+#include "platform/config/rifl_config.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "platform/config/units.h"
+
+namespace fabricsim::config {
+
+RiflExperimentConfig parse_rifl_experiment(Section root) {
+  RiflExperimentConfig e;
+  auto& c = e.link;
+  Section f = root.child("fabric");
+  e.name = f.string("name", "rifl-link");
+  const std::string kind = f.required_string("kind");
+  if (kind != "rifl-link") f.fail("kind", fmt::format("'{}' is not a RIFL link experiment (rifl-link)", kind));
+  f.finish();
+
+  Section s = root.child("rifl");
+  c.frame_bits = static_cast<std::uint32_t>(s.integer("frame_bits", c.frame_bits, 0, 1u << 20));
+  if (c.frame_bits != 128 && c.frame_bits != 256 && c.frame_bits != 512 && c.frame_bits != 1024)
+    s.fail("frame_bits", fmt::format("unsupported frame size {} bits (128, 256, 512 or 1024)", c.frame_bits));
+  c.lanes = static_cast<std::uint32_t>(s.integer("lanes", c.lanes, 1, 64));
+  c.lane_rate_bps = s.rate_bps("lane_rate", c.lane_rate_bps);
+  if (!(c.lane_rate_bps > 0)) s.fail("lane_rate", "must be > 0");
+  c.cable_m = s.number("cable_length_m", c.cable_m, 0.0, 1e6);
+  c.transceiver_ns = s.time_ps("transceiver_latency", static_cast<std::uint64_t>(c.transceiver_ns * 1000)) / 1000.0;
+  c.cable_ns_per_m = s.number("cable_ns_per_m", c.cable_ns_per_m, 0.0, 1e3);
+  if (s.has("lane_skew")) {
+    for (const auto& v : s.strings("lane_skew", {})) {
+      double ns = 0;
+      try {
+        ns = parse_time_ps(v) / 1000.0;
+      } catch (const UnitError& ex) {
+        s.fail("lane_skew", fmt::format("'{}': {}", v, ex.what()));
+      }
+      if (ns < 0) s.fail("lane_skew", "skew must be >= 0");
+      c.lane_skew_ns.push_back(ns);
+    }
+    if (c.lane_skew_ns.size() != c.lanes)
+      s.fail("lane_skew", fmt::format("{} values for {} lanes: give one per lane", c.lane_skew_ns.size(), c.lanes));
+  }
+  c.retransmit_buffer = static_cast<std::uint32_t>(s.integer("retransmit_buffer", 0, 0, 1u << 20));
+  c.fc_buffer = static_cast<std::uint32_t>(s.integer("fc_buffer", 0, 0, 1u << 24));
+  c.fc_on = static_cast<std::uint32_t>(s.integer("fc_on", 0, 0, 1u << 24));
+  c.fc_off = static_cast<std::uint32_t>(s.integer("fc_off", 0, 0, 1u << 24));
+  c.clock_offset_ppm = s.number("clock_offset_ppm", 0.0, -1000.0, 1000.0);
+  c.resync_frames = static_cast<std::uint32_t>(s.integer("resync_frames", c.resync_frames, 1, 1u << 20));
+  Section ch = s.child_or_empty("channel");
+  const std::string model = ch.choice("model", "independent", {"independent", "gilbert-elliott"});
+  c.channel = model == "independent" ? rifl::RiflConfig::Channel::independent
+                                     : rifl::RiflConfig::Channel::gilbert_elliott;
+  const double ber = ch.number("ber", 0.0, 0.0, 0.5);
+  c.ber_ab = ch.number("ber_a_to_b", ber, 0.0, 0.5);
+  c.ber_ba = ch.number("ber_b_to_a", ber, 0.0, 0.5);
+  c.ge.a = ch.probability("p_good_to_bad", c.ge.a);
+  c.ge.b = ch.probability("p_bad_to_good", c.ge.b);
+  c.ge.e_good = ch.probability("error_good", c.ge.e_good);
+  c.ge.e_bad = ch.probability("error_bad", c.ge.e_bad);
+  c.ge.m_good = static_cast<std::uint32_t>(ch.integer("magnitude_good", c.ge.m_good, 1, 1024));
+  c.ge.m_bad = static_cast<std::uint32_t>(ch.integer("magnitude_bad", c.ge.m_bad, 1, 1024));
+  ch.finish();
+
+  Section t = root.child_or_empty("traffic");
+  t.choice("pattern", "saturating", {"saturating"});
+  c.bytes_per_direction = t.bytes("bytes", c.bytes_per_direction);
+  if (c.bytes_per_direction == 0) t.fail("bytes", "must be > 0");
+  c.payload_min = static_cast<std::uint32_t>(t.bytes("payload_min", c.payload_min));
+  c.payload_max = static_cast<std::uint32_t>(t.bytes("payload_max", c.payload_max));
+  if (c.payload_min < 1 || c.payload_max > (1u << 24) || c.payload_min > c.payload_max)
+    t.fail("payload_min", "payload sizes must satisfy 1 B <= payload_min <= payload_max <= 16 MiB");
+  c.load_ba = t.boolean("both_directions", true);
+  t.finish();
+
+  Section r = root.child_or_empty("run");
+  c.seed = r.integer("seed", 1, 0, ~0ULL);
+  r.finish();
+  root.finish();
+  // Derived bounds (retransmit buffer, flow-control thresholds) name their key.
+  try {
+    rifl::derive(c);
+  } catch (const std::invalid_argument& ex) {
+    const std::string m = ex.what();
+    const auto colon = m.find(':');
+    const std::string key = colon == std::string::npos ? "" : m.substr(0, colon);
+    const std::string msg = colon == std::string::npos ? m : m.substr(colon + 2);
+    if (key == "ber") ch.fail("ber", msg);
+    s.fail(s.has(key) || key.rfind("fc_", 0) == 0 || key == "retransmit_buffer" ? key : "", msg);
+  }
+  return e;
+}
+
+nlohmann::ordered_json to_json(const RiflExperimentConfig& e) {
+  const auto& c = e.link;
+  const auto d = rifl::derive(c);
+  nlohmann::ordered_json j;
+  j["name"] = e.name;
+  j["seed"] = c.seed;
+  j["rifl"] = {{"frame_bits", c.frame_bits},
+               {"lanes", c.lanes},
+               {"lane_rate_bps", c.lane_rate_bps},
+               {"cable_length_m", c.cable_m},
+               {"transceiver_latency_ns", c.transceiver_ns},
+               {"cable_ns_per_m", c.cable_ns_per_m},
+               {"lane_skew_ns", c.lane_skew_ns},
+               {"retransmit_buffer_frames", d.buffer},
+               {"fc_buffer_frames", d.fc_buffer},
+               {"fc_on_frames", d.fc_on},
+               {"fc_off_frames", d.fc_off},
+               {"clock_offset_ppm", c.clock_offset_ppm},
+               {"resync_frames", c.resync_frames},
+               {"slot_ns", d.slot_ns},
+               {"one_way_ns", d.one_way_ns},
+               {"delay_slots", d.delay_slots}};
+  j["channel"] = {{"model", c.channel == rifl::RiflConfig::Channel::independent ? "independent" : "gilbert-elliott"},
+                  {"ber_a_to_b", c.ber_ab},
+                  {"ber_b_to_a", c.ber_ba}};
+  if (c.channel == rifl::RiflConfig::Channel::gilbert_elliott)
+    j["channel"].update({{"p_good_to_bad", c.ge.a}, {"p_bad_to_good", c.ge.b}, {"error_good", c.ge.e_good},
+                         {"error_bad", c.ge.e_bad}, {"magnitude_good", c.ge.m_good}, {"magnitude_bad", c.ge.m_bad}});
+  j["traffic"] = {{"bytes_per_direction", c.bytes_per_direction},
+                  {"payload_min_bytes", c.payload_min},
+                  {"payload_max_bytes", c.payload_max},
+                  {"both_directions", c.load_ba}};
+  return j;
+}
+
+}  // namespace fabricsim::config

@@ -1,0 +1,382 @@
+// RIFL protocol logic (models/rifl/core): CRC-12, receiver flags, go-back-N,
+// flow control, bonding, out-of-sync, skip-ahead exactness. No SystemC.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "models/link/core/counter_rng.h"
+#include "models/rifl/core/analytic.h"
+#include "models/rifl/core/crc12.h"
+#include "models/rifl/core/error_stream.h"
+#include "models/rifl/core/frame.h"
+#include "models/rifl/core/rifl_link.h"
+
+using namespace fabricsim::rifl;
+
+namespace {
+RiflConfig small(std::uint32_t lanes, std::uint64_t bytes) {
+  RiflConfig c;
+  c.retransmit_buffer = 64;  // the lane-rate formula: short replays keep the tests quick
+  c.lanes = lanes;
+  c.bytes_per_direction = bytes;
+  return c;
+}
+}  // namespace
+
+TEST(RiflCrc12, HandComputedVectors) {
+  // x^12 mod g = g's low part; x^13 = 0x05E; x^19 = 0x7AF (by hand: 0xBC0 << 1 = 0x1780, ^ 0x102F).
+  EXPECT_EQ(crc12_of_string("1"), 0x02F);
+  EXPECT_EQ(crc12_of_string("10"), 0x05E);
+  EXPECT_EQ(crc12_of_string("11"), 0x071);
+  EXPECT_EQ(crc12_of_string("10000000"), 0x7AF);
+  EXPECT_EQ(crc12_of_string("0000"), 0x000);
+  // A message followed by its CRC leaves remainder 0.
+  const std::string m = "1011001110001111";
+  std::string withcrc = m;
+  const auto c = crc12_of_string(m.c_str());
+  for (int i = 11; i >= 0; --i) withcrc += ((c >> i) & 1) ? '1' : '0';
+  EXPECT_EQ(crc12_of_string(withcrc.c_str()), 0);
+  // Bytewise and bitwise agree on every length (byte-aligned or not).
+  std::vector<std::uint64_t> w(17);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = fabricsim::link::mix64(i + 99);
+  for (std::size_t n = 0; n <= 1024; n += 7) EXPECT_EQ(crc12(w, n), crc12_bitwise(w, n)) << n;
+}
+
+TEST(RiflCrc12, WeightDistributionEvenOnlyAndMonteCarlo) {
+  const UndetectedErrorModel m(128, 40);
+  for (std::uint32_t w = 1; w < 40; w += 2) EXPECT_EQ(m.count(w), 0.0) << w;  // (x+1) | g
+  EXPECT_GE(m.min_distance(), 4u);
+  EXPECT_GT(m.count(m.min_distance()), 0.0);
+  // Monte Carlo at a high BER: real frames, real flips, the CRC decides.
+  const double ber = 0.05;
+  const FrameCodec codec(128);
+  IndependentBitErrors errs(ber, 128, 7, 0);
+  std::vector<std::uint16_t> pos;
+  std::uint64_t undetected = 0;
+  const std::uint64_t frames = 300000;
+  for (std::uint64_t t = 0; t < frames; ++t) {
+    if (errs.next_hit_slot() != t) continue;
+    errs.take(t, pos);
+    const auto sent = codec.build(FrameKind::data_valid, t, t * 7919);
+    auto rx = sent;
+    for (auto p : pos) rx[p >> 6] ^= 1ULL << (63 - (p & 63));
+    const RxView v = codec.parse(rx, sent);
+    if (v.header == kHeaderData && v.check == (t & 0xFFF) && v.bits_changed) ++undetected;
+  }
+  const double expect = m.probability(ber) * frames;
+  EXPECT_LT(m.truncation_bound(ber), 1e-3 * m.probability(ber));
+  EXPECT_NEAR(static_cast<double>(undetected), expect, 4.0 * std::sqrt(expect) + 1) << "expected " << expect;
+  EXPECT_GT(undetected, 20u);
+}
+
+TEST(RiflErrors, SkipAheadBitErrorRate) {
+  IndependentBitErrors e(1e-3, 256, 3, 1);
+  std::vector<std::uint16_t> pos;
+  std::uint64_t bits = 0, frames = 0;
+  for (std::uint64_t t = 0; t < 200000; ++t)
+    if (e.next_hit_slot() == t) {
+      e.take(t, pos);
+      bits += pos.size();
+      ++frames;
+      for (std::size_t i = 1; i < pos.size(); ++i) EXPECT_LT(pos[i - 1], pos[i]);
+    }
+  const double n = 200000.0 * 256;
+  EXPECT_NEAR(bits, n * 1e-3, 4 * std::sqrt(n * 1e-3));
+  const double pf = 1 - std::pow(1 - 1e-3, 256);
+  EXPECT_NEAR(frames, 200000 * pf, 4 * std::sqrt(200000 * pf));
+  IndependentBitErrors none(0.0, 256, 3, 1);
+  EXPECT_EQ(none.next_hit_slot(), fabricsim::link::kNever);
+}
+
+TEST(RiflFlags, SevenControlFramesDoNotTriggerEightDo) {
+  for (auto kind : {FrameKind::ctrl_retrans, FrameKind::ctrl_pause}) {
+    RxEventFlags f;
+    for (int i = 0; i < 7; ++i) f.on_frame(true, kind, false, false);
+    EXPECT_FALSE(f.remote_retrans || f.remote_pause);
+    f.on_frame(true, kind, false, false);
+    EXPECT_TRUE(kind == FrameKind::ctrl_retrans ? f.remote_retrans : f.remote_pause);
+    // A broken run restarts the count.
+    RxEventFlags g;
+    for (int i = 0; i < 7; ++i) g.on_frame(true, kind, false, false);
+    g.on_frame(false, FrameKind::data_valid, false, false);  // a corrupted frame
+    for (int i = 0; i < 7; ++i) g.on_frame(true, kind, false, false);
+    EXPECT_FALSE(g.remote_retrans || g.remote_pause);
+  }
+  {
+    // Requests interleaved with data frames (a replay) still count; 16 data frames end the run.
+    RxEventFlags h;
+    for (int i = 0; i < 7; ++i) {
+      h.on_frame(true, FrameKind::ctrl_retrans, false, false);
+      h.on_frame(false, FrameKind::data_valid, true, false);
+    }
+    EXPECT_FALSE(h.remote_retrans);
+    h.on_frame(true, FrameKind::ctrl_retrans, false, false);
+    EXPECT_TRUE(h.remote_retrans);
+    RxEventFlags k;
+    for (int i = 0; i < 7; ++i) k.on_frame(true, FrameKind::ctrl_retrans, false, false);
+    for (int i = 0; i < 16; ++i) k.on_frame(false, FrameKind::data_valid, true, false);
+    k.on_frame(true, FrameKind::ctrl_retrans, false, false);
+    EXPECT_FALSE(k.remote_retrans);
+    EXPECT_EQ(k.retrans_cnt, 1);
+  }
+  RxEventFlags f;
+  for (int i = 0; i < 8; ++i) f.on_frame(true, FrameKind::ctrl_retrans, false, false);
+  for (int i = 0; i < 15; ++i) f.on_frame(false, FrameKind::data_valid, true, false);
+  EXPECT_TRUE(f.remote_retrans);
+  f.on_frame(false, FrameKind::data_valid, true, false);
+  EXPECT_FALSE(f.remote_retrans);
+}
+
+TEST(RiflDerive, RtlBufferFormulaAndBadInput) {
+  // RTT = 2 (80 + 3.34 x 10) ns = 226.8 ns; 226.8 ns x 28 Gb/s / 256 = 24.8 frames; 32 + 24.8 -> 2^6.
+  EXPECT_EQ(retransmit_buffer_rtl(226.8, 28e9, 256), 64u);
+  EXPECT_EQ(retransmit_buffer_rtl(226.8, 112e9, 256), 256u);
+  RiflConfig c;
+  const auto d = derive(c);
+  EXPECT_EQ(d.buffer, 256u);  // the link rate: 4 x 28 Gb/s
+  EXPECT_EQ(d.fc_off, 2 * 13 + 8u);
+  EXPECT_EQ(d.fc_on, 2 * (2 * 13 + 8u));
+  EXPECT_EQ(d.fc_buffer, d.fc_on + 2 * 13 + 3 * 256 + 8u);
+  EXPECT_EQ(d.delay_slots, 13u);  // 113.4 ns / 9.142857 ns
+  EXPECT_EQ(d.payload_bytes, 30u);
+  auto bad = [](auto f) {
+    RiflConfig x;
+    f(x);
+    EXPECT_THROW(derive(x), std::invalid_argument);
+  };
+  bad([](RiflConfig& x) { x.frame_bits = 200; });
+  bad([](RiflConfig& x) { x.lanes = 0; });
+  bad([](RiflConfig& x) { x.ber_ab = 0.6; });
+  bad([](RiflConfig& x) { x.fc_on = 100; x.fc_off = 100; });
+  bad([](RiflConfig& x) { x.retransmit_buffer = 64; x.fc_buffer = 300; x.fc_on = 100; x.fc_off = 10; });
+  bad([](RiflConfig& x) { x.retransmit_buffer = 32; });
+  bad([](RiflConfig& x) { x.retransmit_buffer = 57; x.lane_skew_ns = {0, 0, 0, 1}; });
+}
+
+TEST(RiflLink, ErrorFreeDeliversEverythingAtLineRate) {
+  RiflLink r(small(4, 2'000'000));
+  ASSERT_EQ(r.run(), RiflLink::Status::done) << r.diagnosis();
+  for (int d = 0; d < 2; ++d) {
+    EXPECT_EQ(r.stats(d).delivered_segments, r.stats(d).segments);
+    EXPECT_EQ(r.stats(d).retransmitted_frames, 0u);
+  }
+  EXPECT_EQ(r.latencies_slots().size(), r.stats(0).packets + r.stats(1).packets);
+  // A one-frame-per-lane packet: D + 1 slots; a packet of s segments over 4 lanes: ceil(s/4) - 1 + D + 1.
+  for (auto l : r.latencies_slots()) EXPECT_GE(l, r.derived().delay_slots + 1);
+}
+
+TEST(RiflLink, GoBackNReplaysExactlyTheBufferedFramesInOrder) {
+  RiflConfig c = small(1, 400'000);
+  RiflLink r(c);
+  const std::uint64_t hit = 3000;
+  r.set_script({[&](std::uint32_t, int dir, std::uint64_t slot, FrameKind) {
+                  return dir == 0 && slot == hit ? std::vector<std::uint16_t>{100} : std::vector<std::uint16_t>{};
+                },
+                {hit}});
+  std::vector<std::uint64_t> fresh, replayed;
+  std::uint64_t last_fresh_before_replay = 0;
+  r.set_frame_observer([&](const RiflLink::SentFrame& f) {
+    if (f.dir != 0 || !is_data(f.kind)) return;
+    if (f.replay) {
+      if (replayed.empty()) last_fresh_before_replay = fresh.back();
+      replayed.push_back(f.counter);
+    } else {
+      fresh.push_back(f.counter);
+    }
+  });
+  ASSERT_EQ(r.run(), RiflLink::Status::done) << r.diagnosis();
+  const std::uint32_t B = r.derived().buffer;
+  ASSERT_EQ(replayed.size(), B);
+  for (std::uint32_t i = 0; i < B; ++i) EXPECT_EQ(replayed[i], last_fresh_before_replay - B + 1 + i);
+  EXPECT_EQ(r.stats(0).recoveries, 1u);
+  EXPECT_EQ(r.stats(0).detected_errors, 1u);
+  EXPECT_EQ(r.stats(0).delivered_segments, r.stats(0).segments);
+}
+
+TEST(RiflAnalytic, RecoveryCostMatchesAScriptedError) {
+  // Slots to deliver the same traffic with 0, 1 and 2 isolated errors on A->B.
+  auto run = [](int errors) {
+    RiflConfig c = small(1, 2'000'000);
+    c.payload_min = c.payload_max = 300;
+    RiflLink r(c);
+    std::vector<std::uint64_t> at{5000, 20000};
+    at.resize(errors);
+    r.set_script({[at](std::uint32_t, int dir, std::uint64_t slot, FrameKind) {
+                    return dir == 0 && std::find(at.begin(), at.end(), slot) != at.end() ? std::vector<std::uint16_t>{100}
+                                                                                         : std::vector<std::uint16_t>{};
+                  },
+                  at});
+    EXPECT_EQ(r.run(), RiflLink::Status::done);
+    return std::make_pair(r.stats(0).last_delivery_slot, r.stats(1).last_delivery_slot);
+  };
+  const auto e0 = run(0), e1 = run(1), e2 = run(2);
+  const auto d = derive(small(1, 1));
+  const auto k = recovery_cost(d);
+  // The first recovery starts its retransmit counter at 0 (B idle slots fewer).
+  EXPECT_EQ(e1.first - e0.first, k.forward_slots - d.buffer);
+  EXPECT_EQ(e1.second - e0.second, k.reverse_slots - d.buffer);
+  // Steady state: the counter resumes where the previous recovery left it.
+  EXPECT_EQ(e2.first - e1.first, k.forward_slots);
+  EXPECT_EQ(e2.second - e1.second, k.reverse_slots);
+  EXPECT_NEAR(frame_error_probability(1e-6, 256), 256e-6, 256e-6 * 1e-3);
+}
+
+TEST(RiflLink, CorruptedFlowControlFrameIsDelayedNeverLost) {
+  RiflConfig c = small(2, 600'000);
+  c.fc_buffer = 500;  // derived on = 68, off = 34; bound 68 + 26 + 3 x 64 + 8 = 294
+  RiflLink r(c);
+  // A long burst on lane 1 (A->B) stalls reordering; lane 0's buffer at B fills.
+  std::vector<std::uint64_t> slots;
+  for (std::uint64_t t = 2000; t < 6000; ++t) slots.push_back(t);
+  bool corrupted = false;
+  std::uint64_t corrupted_counter = 0;
+  r.set_script({[&](std::uint32_t lane, int dir, std::uint64_t slot, FrameKind k) {
+                  std::vector<std::uint16_t> v;
+                  if (lane == 1 && dir == 0 && slot < 5000 && slot % 40 == 0) v.push_back(50);
+                  if (lane == 0 && dir == 1 && k == FrameKind::fc_pause && !corrupted) {
+                    corrupted = true;
+                    v.push_back(77);
+                  }
+                  return v;
+                },
+                slots});
+  std::uint64_t fc_sent = 0, fc_replayed = 0;
+  bool paused_seen = false;
+  r.set_frame_observer([&](const RiflLink::SentFrame& f) {
+    if (f.lane == 0 && f.dir == 1 && f.kind == FrameKind::fc_pause) {
+      if (!f.replay && !corrupted_counter) corrupted_counter = f.counter;
+      (f.replay ? fc_replayed : fc_sent)++;
+    }
+    // A paused sender fills its data slots with idle data frames.
+    if (f.lane == 0 && f.dir == 0 && f.kind == FrameKind::data_idle && !f.replay && fc_replayed) paused_seen = true;
+  });
+  ASSERT_EQ(r.run(), RiflLink::Status::done) << r.diagnosis();
+  EXPECT_TRUE(corrupted);
+  EXPECT_GE(fc_sent, 1u);
+  EXPECT_GE(fc_replayed, 1u);  // the corrupted pause went again, from the retransmit buffer
+  EXPECT_TRUE(paused_seen);    // ... and took effect
+  EXPECT_GE(r.stats(1).fc_pauses, 1u);
+  for (int d = 0; d < 2; ++d) EXPECT_EQ(r.stats(d).delivered_segments, r.stats(d).segments);
+}
+
+TEST(RiflLink, BondingRestoresOrderUnderSkew) {
+  RiflConfig c = small(4, 1'000'000);
+  c.lane_skew_ns = {0, 40, 10, 80};
+  c.retransmit_buffer = 128;
+  c.ber_ab = c.ber_ba = 1e-5;
+  c.skip_ahead = false;  // the delivery observer sees every segment
+  RiflLink r(c);
+  std::map<std::pair<int, std::uint32_t>, std::uint64_t> next;
+  bool in_order = true;
+  r.set_delivery_observer([&](std::uint32_t lane, int dir, std::uint64_t seg, std::uint64_t) {
+    auto& n = next[{dir, lane}];
+    if (seg != n) in_order = false;
+    n = seg + 1;
+  });
+  ASSERT_EQ(r.run(), RiflLink::Status::done) << r.diagnosis();
+  EXPECT_TRUE(in_order);
+  EXPECT_GT(r.stats(0).recoveries, 0u);
+  EXPECT_EQ(r.latencies_slots().size(), r.stats(0).packets + r.stats(1).packets);
+  c.retransmit_buffer = 0;
+  EXPECT_EQ(derive(c).buffer, 256u);    // the 80-ns lane's round trip: 32 + 386.8 ns x 112 Gb/s / 256 = 201
+  for (auto l : r.latencies_slots()) ASSERT_GE(l, r.derived().delay_slots + 1);
+  for (int d = 0; d < 2; ++d) EXPECT_EQ(r.stats(d).delivered_segments, r.stats(d).segments);
+}
+
+TEST(RiflLink, OutOfSyncTakesThePausePath) {
+  RiflConfig c = small(1, 400'000);
+  RiflLink r(c);
+  const std::uint64_t hit = 2500;
+  r.set_script({[&](std::uint32_t, int dir, std::uint64_t slot, FrameKind) {
+                  return dir == 0 && slot == hit ? std::vector<std::uint16_t>{1} : std::vector<std::uint16_t>{};
+                },
+                {hit}});
+  std::set<TxState> b_states, a_states;
+  std::uint64_t b_pause_frames = 0;
+  r.set_frame_observer([&](const RiflLink::SentFrame& f) {
+    (f.dir == 1 ? b_states : a_states).insert(f.state);
+    if (f.dir == 1 && f.kind == FrameKind::ctrl_pause) ++b_pause_frames;
+  });
+  ASSERT_EQ(r.run(), RiflLink::Status::done) << r.diagnosis();
+  EXPECT_EQ(r.stats(0).out_of_sync, 1u);
+  EXPECT_TRUE(b_states.count(TxState::send_pause));  // B lost sync: it asks A to pause
+  EXPECT_GE(b_pause_frames, 8u);
+  EXPECT_TRUE(a_states.count(TxState::pause));  // A saw 8 pause requests
+  EXPECT_TRUE(a_states.count(TxState::retrans));
+  EXPECT_EQ(r.stats(0).delivered_segments, r.stats(0).segments);
+}
+
+TEST(RiflLink, SkipAheadIsExact) {
+  for (double ber : {1e-6, 1e-4}) {
+    RiflConfig c = small(2, 600'000);
+    c.ber_ab = c.ber_ba = ber;
+    c.clock_offset_ppm = 200;
+    RiflLink fast(c);
+    c.skip_ahead = false;
+    RiflLink slow(c);
+    ASSERT_EQ(fast.run(), RiflLink::Status::done) << fast.diagnosis();
+    ASSERT_EQ(slow.run(), RiflLink::Status::done) << slow.diagnosis();
+    auto a = fast.latencies_slots(), b = slow.latencies_slots();
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    EXPECT_EQ(a, b);
+    EXPECT_EQ(fast.slots(), slow.slots());
+    for (int d = 0; d < 2; ++d) {
+      EXPECT_EQ(fast.stats(d).frames, slow.stats(d).frames);
+      EXPECT_EQ(fast.stats(d).retransmitted_frames, slow.stats(d).retransmitted_frames);
+      EXPECT_EQ(fast.stats(d).clock_comp_slots, slow.stats(d).clock_comp_slots);
+      EXPECT_EQ(fast.stats(d).hit_frames, slow.stats(d).hit_frames);
+    }
+    EXPECT_GT(fast.stats(0).clock_comp_slots, 0u);
+    EXPECT_EQ(fast.stats(1).clock_comp_slots, 0u);
+  }
+}
+
+TEST(RiflLink, HopelessBerEndsWithDiagnosis) {
+  RiflConfig c = small(1, 10'000'000);
+  c.ber_ab = c.ber_ba = 0.01;
+  RiflLink r(c);
+  const auto s = r.run();
+  EXPECT_TRUE(s == RiflLink::Status::no_progress || s == RiflLink::Status::deadline) << r.diagnosis();
+  EXPECT_NE(r.diagnosis().find("RIFL link"), std::string::npos);
+}
+
+TEST(RiflErrors, GilbertElliottOnFramesReusesTheLinkChannel) {
+  fabricsim::link::GeParams p;  // link-layer.md Table 3: a = 0.004, b = 0.08, e_G = 0.001, e_B = 0.6
+  GilbertElliottFrames g(p, 256, 5, 0);
+  std::vector<std::uint16_t> pos;
+  std::uint64_t hits = 0, bits = 0;
+  const std::uint64_t n = 200000;
+  while (g.next_hit_slot() < n) {
+    const auto t = g.next_hit_slot();
+    g.take(t, pos);
+    ++hits;
+    bits += pos.size();
+    EXPECT_EQ(std::set<std::uint16_t>(pos.begin(), pos.end()).size(), pos.size());
+  }
+  const double pb = p.stationary_bad();
+  const double expect = n * ((1 - pb) * p.e_good + pb * p.e_bad);
+  EXPECT_NEAR(hits, expect, 0.1 * expect);  // bursts: a loose band
+  EXPECT_GT(bits, hits * 5);                // BAD-state frames carry up to 24 flipped bits
+  // Frame slot t is hit exactly when the UALink channel's step t (attempt 0) is corrupted.
+  fabricsim::link::GilbertElliott ref(p, 5, 0);
+  GilbertElliottFrames g2(p, 256, 5, 0);
+  std::set<std::uint64_t> hit_slots;
+  while (g2.next_hit_slot() < 2000) {
+    hit_slots.insert(g2.next_hit_slot());
+    g2.take(g2.next_hit_slot(), pos);
+  }
+  for (std::uint64_t t = 0; t < 2000; ++t) EXPECT_EQ(ref.draw(t, 0).magnitude > 0, hit_slots.count(t) == 1) << t;
+  RiflConfig c = small(2, 300'000);
+  c.channel = RiflConfig::Channel::gilbert_elliott;
+  c.ge.e_good = 1e-5;
+  c.ge.e_bad = 0.05;
+  RiflLink r(c);
+  ASSERT_EQ(r.run(), RiflLink::Status::done) << r.diagnosis();
+  EXPECT_GT(r.stats(0).hit_frames, 0u);
+  EXPECT_GT(r.stats(0).retransmitted_frames, 0u);
+  EXPECT_EQ(r.stats(0).delivered_segments, r.stats(0).segments);
+}
