@@ -26,7 +26,9 @@ struct Decision {
   bool operator==(const Decision& o) const { return profile == o.profile && window == o.window; }
 };
 
-/// A policy: fed every decoded flit, queried by the transmitter.
+/// A policy: fed every decoded flit, queried by the transmitter. Its
+/// decision() may change only in observe() (the link engine keeps a copy and
+/// refreshes it after every observation).
 class FecPolicy {
  public:
   virtual ~FecPolicy() = default;
