@@ -50,6 +50,11 @@ class PrefaceFilter {
   GeParams m_;
   double prior_;
   double posterior_;
+  // The update is a pure function of (prior, z); on a clean stretch the prior
+  // settles on a fixed point, so the last result per z is kept and reused.
+  struct Memo {
+    double prior_in = -1, posterior, prior_out;
+  } memo_[2];
 };
 
 /// Residual-error estimate of profile k at BAD-probability q (paper Eq. 5):
@@ -129,6 +134,7 @@ class PrefacePolicy : public FecPolicy {
   bool cap_;
   PrefaceFilter filter_;
   Decision d_;
+  double decided_at_ = -1;  // the prior d_ was computed for (decide() is a pure function of it)
 };
 
 }  // namespace fabricsim::link
