@@ -21,7 +21,8 @@ fabric_kernel::fabric_kernel(const sc_core::sc_module_name& name, std::unique_pt
       deadline_ps_(deadline_ps),
       ctl_(ranks + memories, nullptr),
       state_(ranks, rank_state::running),
-      until_(ranks, 0) {
+      until_(ranks, 0),
+      running_(ranks) {
   if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
     SC_REPORT_FATAL("fabricsim/fabric_kernel", "the time resolution must be 1 ps");
   dma_in.register_b_transport(this, &fabric_kernel::b_transport);
@@ -36,9 +37,19 @@ void fabric_kernel::attach(int rank, rank_control_if* r) {
 }
 
 void fabric_kernel::set_state(int rank, rank_state s, std::uint64_t until_ps) {
-  state_[rank] = s;
-  until_[rank] = until_ps;
+  change_state(rank, s, until_ps);
   state_changed_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void fabric_kernel::change_state(int r, rank_state s, std::uint64_t until_ps) {
+  const rank_state old = state_[r];
+  if (old == rank_state::running) --running_;
+  if (old == rank_state::done) --done_;
+  if (s == rank_state::running) ++running_;
+  if (s == rank_state::done) ++done_;
+  state_[r] = s;
+  until_[r] = until_ps;
+  if (s == rank_state::compute) computing_.push({until_ps, r});
 }
 
 std::uint64_t fabric_kernel::barrier_arrive(int) {
@@ -54,16 +65,21 @@ std::uint64_t fabric_kernel::barrier_arrive(int) {
 
 void fabric_kernel::wake_rank(int r) {
   if (r >= ranks_ || state_[r] == rank_state::done) return;  // memory-only endpoints run no software
-  state_[r] = rank_state::running;  // may post from now on: the horizon stops here
+  change_state(r, rank_state::running, 0);  // may post from now on: the horizon stops here
   ctl_[r]->wake();
 }
 
-std::uint64_t fabric_kernel::horizon() const {
-  std::uint64_t h = link::kNever;
-  const std::uint64_t now = now_ps();
-  for (int r = 0; r < ranks_; ++r) {
-    if (state_[r] == rank_state::running) h = std::min(h, now);
-    if (state_[r] == rank_state::compute) h = std::min(h, until_[r]);
+std::uint64_t fabric_kernel::horizon() {
+  // min(now if any rank runs, the earliest end of a computation): O(1)
+  // amortised, not a scan of every rank at every completion instant.
+  std::uint64_t h = running_ > 0 ? now_ps() : link::kNever;
+  while (!computing_.empty()) {
+    const auto [until, r] = computing_.top();
+    if (state_[r] == rank_state::compute && until_[r] == until) {
+      h = std::min(h, until);
+      break;
+    }
+    computing_.pop();  // stale: the rank left that computation
   }
   return h;
 }
@@ -202,7 +218,7 @@ void fabric_kernel::kernel_thread() {
   for (int r = 0; r < endpoints_; ++r)
     if (!ctl_[r]) fail("endpoint " + std::to_string(r) + " has no accelerator or memory attached");
   while (true) {
-    if (std::all_of(state_.begin(), state_.end(), [](rank_state s) { return s == rank_state::done; })) break;
+    if (done_ == ranks_) break;
     const std::uint64_t h = horizon();
     done.clear();
     // Never simulate past the deadline: the watchdog bounds the core too.

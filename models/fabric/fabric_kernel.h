@@ -9,6 +9,8 @@
 
 #include <functional>
 #include <memory>
+#include <queue>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -89,7 +91,8 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
   void complete(const fabric_core::Completion& c);
   void land(int rank, std::uint64_t addr, unsigned char* data, std::uint64_t bytes);
   void wake_rank(int rank);
-  std::uint64_t horizon() const;
+  void change_state(int rank, rank_state s, std::uint64_t until_ps);
+  std::uint64_t horizon();
   [[noreturn]] void fail(const std::string& why);
   std::string fmt_deadline() const;
   std::uint64_t now_ps() const { return sc_core::sc_time_stamp().value(); }
@@ -102,6 +105,13 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
   std::vector<rank_control_if*> ctl_;
   std::vector<rank_state> state_;
   std::vector<std::uint64_t> until_;
+  int running_;    // ranks in state running
+  int done_ = 0;   // ranks in state done
+  // (until, rank) of computations; entries whose rank has left that state are
+  // dropped when they reach the top (horizon()).
+  std::priority_queue<std::pair<std::uint64_t, int>, std::vector<std::pair<std::uint64_t, int>>,
+                      std::greater<std::pair<std::uint64_t, int>>>
+      computing_;
   std::vector<Op> ops_;
   std::vector<std::uint64_t> free_ops_;  // recycled slots of ops_ (long runs post millions)
   std::uint64_t barrier_gen_ = 0;

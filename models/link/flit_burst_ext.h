@@ -9,19 +9,30 @@
 
 namespace fabricsim::models {
 
-/// Per-flit timing of a burst of payload flits (data_length = flits x flit bytes).
+/// Per-flit timing and identity of a burst of payload flits (data_length =
+/// flits x flit bytes).
+///
+/// The payload's bytes are optional: a burst whose data pointer is null
+/// carries no bytes (the link layer never reads them); its flits are named by
+/// `tag` instead, so nothing is made, copied or checked per byte. A model that
+/// needs the bytes passes a real data pointer and the port carries them.
 ///
 /// Field by field, who writes it:
 ///  - time_ps: the initiator writes each flit's arrival (offer) time when it
 ///    posts a burst to a port; a port writes each flit's in-order delivery
 ///    time when it forwards delivered flits to the far endpoint. Absolute
 ///    simulated time in ps.
+///  - tag: one 64-bit word per flit, or empty. The initiator writes it
+///    (flit_source: the flit's index); a port carries each word with its flit
+///    and writes the delivered flits' words, in delivery order. Required when
+///    the data pointer is null.
 ///  - first_seq: written by a port when delivering: link sequence number of
 ///    the burst's first flit (flits of one burst are consecutive).
 ///  - end_of_stream: written by the initiator on its last burst; the port then
 ///    runs its link to completion and delivers everything still in flight.
 struct flit_burst_ext : tlm::tlm_extension<flit_burst_ext> {
   std::vector<std::uint64_t> time_ps;
+  std::vector<std::uint64_t> tag;
   std::uint64_t first_seq = 0;
   bool end_of_stream = false;
 

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "models/link/flit_burst_ext.h"
-
 namespace fabricsim::models {
 
 ualink_port::ualink_port(const sc_core::sc_module_name& name, const link::LinkConfig& cfg, std::uint64_t seed,
@@ -16,6 +14,10 @@ ualink_port::ualink_port(const sc_core::sc_module_name& name, const link::LinkCo
       deadline_ps_(deadline_ps),
       flit_bytes_(cfg.flit_bytes) {
   in.register_b_transport(this, &ualink_port::b_transport);
+  // Delivery times go straight into the next outgoing burst: the engine keeps
+  // no per-flit record (memory stays flat however long the stream).
+  engine_.set_record_times(false);
+  engine_.set_delivery_hook([this](std::uint64_t, link::ps_t t) { out_ext_.time_ps.push_back(t); });
 }
 
 std::string ualink_port::diagnosis() const { return std::string(name()) + ": " + engine_.diagnosis(); }
@@ -24,19 +26,28 @@ void ualink_port::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& de
   flit_burst_ext* ext = nullptr;
   tx.get_extension(ext);
   const std::uint64_t len = tx.get_data_length();
-  if (tx.get_command() != tlm::TLM_WRITE_COMMAND || !ext || len % flit_bytes_ != 0 ||
-      ext->time_ps.size() != len / flit_bytes_) {
+  const std::uint64_t n = len / flit_bytes_;
+  if (tx.get_command() != tlm::TLM_WRITE_COMMAND || !ext || len % flit_bytes_ != 0 || ext->time_ps.size() != n ||
+      (!ext->tag.empty() && ext->tag.size() != n)) {
     tx.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     return;
   }
-  const std::uint64_t n = len / flit_bytes_;
+  const bool bytes = tx.get_data_ptr() != nullptr, tags = !ext->tag.empty();
+  const Payload mode = bytes && tags ? Payload::both : bytes ? Payload::bytes : tags ? Payload::tags : Payload::unknown;
+  if (n > 0 && (mode == Payload::unknown || (payload_ != Payload::unknown && mode != payload_))) {
+    tx.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
+  }
   try {
     for (std::uint64_t i = 0; i < n; ++i) engine_.offer(ext->time_ps[i]);
   } catch (const std::logic_error&) {
     tx.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     return;
   }
-  data_.insert(data_.end(), tx.get_data_ptr(), tx.get_data_ptr() + len);
+  if (n > 0) payload_ = mode;
+  if (tags)
+    for (std::uint64_t i = 0; i < n; ++i) tags_.push_back(ext->tag[i]);
+  if (bytes) data_.insert(data_.end(), tx.get_data_ptr(), tx.get_data_ptr() + len);
 
   if (ext->end_of_stream) {
     const auto st = engine_.run_to_completion(deadline_ps_);
@@ -57,18 +68,20 @@ void ualink_port::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& de
 }
 
 void ualink_port::forward_delivered() {
-  const std::uint64_t upto = engine_.delivered();
-  if (upto == forwarded_) return;
-  const std::uint64_t n = upto - forwarded_;
-  flit_burst_ext ext;
-  ext.first_seq = forwarded_;
-  ext.time_ps.resize(n);
-  for (std::uint64_t i = 0; i < n; ++i) ext.time_ps[i] = engine_.delivery_time(forwarded_ + i);
-
-  tlm::tlm_generic_payload tx;
+  const std::uint64_t n = out_ext_.time_ps.size();  // delivered since the last forward (the engine's hook)
+  if (n == 0) return;
+  out_ext_.first_seq = forwarded_;
+  out_ext_.tag.clear();
+  if (payload_ == Payload::tags || payload_ == Payload::both)
+    for (std::uint64_t i = 0; i < n; ++i) {
+      out_ext_.tag.push_back(tags_.front());
+      tags_.pop_front();
+    }
+  const bool bytes = payload_ == Payload::bytes || payload_ == Payload::both;
+  tlm::tlm_generic_payload& tx = out_tx_;
   tx.set_command(tlm::TLM_WRITE_COMMAND);
   tx.set_address(forwarded_ * flit_bytes_);
-  tx.set_data_ptr(data_.data());
+  tx.set_data_ptr(bytes ? data_.data() + data_head_ : nullptr);
   tx.set_data_length(static_cast<unsigned>(n * flit_bytes_));
   tx.set_streaming_width(static_cast<unsigned>(n * flit_bytes_));
   tx.set_byte_enable_ptr(nullptr);
@@ -76,13 +89,24 @@ void ualink_port::forward_delivered() {
   tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   sc_core::sc_time d = sc_core::SC_ZERO_TIME;
   {
-    extension_guard guard(tx, ext);
+    extension_guard guard(tx, out_ext_);
     out->b_transport(tx, d);
   }
   if (tx.is_response_error()) SC_REPORT_ERROR("fabricsim/ualink_port", (diagnosis() + ": far endpoint refused a delivery").c_str());
-  data_.erase(data_.begin(), data_.begin() + static_cast<std::ptrdiff_t>(n * flit_bytes_));
-  data_first_seq_ += n;
-  forwarded_ = upto;
+  if (bytes) {
+    // Drop the delivered bytes; compact only once the dead prefix outweighs
+    // what is left (amortised O(1) per byte, no copy of the whole buffer per burst).
+    data_head_ += n * flit_bytes_;
+    if (data_head_ == data_.size()) {
+      data_.clear();
+      data_head_ = 0;
+    } else if (data_head_ > data_.size() - data_head_) {
+      data_.erase(data_.begin(), data_.begin() + static_cast<std::ptrdiff_t>(data_head_));
+      data_head_ = 0;
+    }
+  }
+  forwarded_ += n;
+  out_ext_.time_ps.clear();
 }
 
 }  // namespace fabricsim::models

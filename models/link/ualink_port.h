@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/link/core/link_engine.h"
+#include "models/link/flit_burst_ext.h"
 
 namespace fabricsim::models {
 
@@ -23,14 +24,22 @@ namespace fabricsim::models {
 ///    flit_burst_ext giving each flit's arrival time; data_length must be a
 ///    multiple of the flit size. The call returns once the flits are accepted
 ///    (posted write); the annotated delay moves the caller to the last flit's
-///    arrival time.
+///    arrival time. The payload is either real bytes (non-null data pointer:
+///    carried and delivered) or only per-flit tags (null data pointer, one
+///    tag per flit: no byte is stored or copied); the first burst fixes which,
+///    for the whole stream.
 ///  - `out` (initiator): flits delivered in order at the far end, forwarded as
 ///    WRITE bursts with delivery times in flit_burst_ext (address = first
-///    flit's sequence number x flit size).
+///    flit's sequence number x flit size), their tags if the owner gave tags,
+///    and their bytes if it gave bytes (else a null data pointer).
+///
+/// Cost per flit: O(1), no allocation in steady state (the engine keeps no
+/// per-flit record; buffers are reused).
 ///
 /// The data-link machine runs in its own local time inside b_transport: no
 /// SystemC event per flit. Errors: a burst without extension, with a size not
-/// a multiple of the flit, or with arrival times going backwards gets
+/// a multiple of the flit, with neither bytes nor one tag per flit, switching
+/// between bytes and tags mid-stream, or with arrival times going backwards gets
 /// TLM_GENERIC_ERROR_RESPONSE; a run that cannot finish raises SC_REPORT_ERROR
 /// with the engine's diagnosis (port name, sequence numbers, state).
 class ualink_port : public sc_core::sc_module {
@@ -59,9 +68,13 @@ class ualink_port : public sc_core::sc_module {
   link::LinkEngine engine_;
   std::uint64_t deadline_ps_;
   std::uint32_t flit_bytes_;
-  std::vector<unsigned char> data_;   // payload of flits not yet delivered
-  std::uint64_t data_first_seq_ = 0;  // seq of data_[0]
-  std::uint64_t forwarded_ = 0;       // flits delivered to `out` so far
+  enum class Payload { unknown, bytes, tags, both } payload_ = Payload::unknown;  // fixed by the first burst
+  std::vector<unsigned char> data_;   // bytes mode: data_[data_head_..] = payload of undelivered flits
+  std::size_t data_head_ = 0;
+  link::RingQueue<std::uint64_t> tags_;  // tags of undelivered flits, in sequence order
+  std::uint64_t forwarded_ = 0;          // flits delivered to `out` so far
+  flit_burst_ext out_ext_;               // delivered, not yet forwarded: times (from the engine's hook), tags
+  tlm::tlm_generic_payload out_tx_;      // reused for every forwarded burst
 };
 
 }  // namespace fabricsim::models

@@ -1,46 +1,189 @@
 #include "platform/cli/bench.h"
 
-#include <fmt/format.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
-#include <memory>
+#include <sstream>
+#include <stdexcept>
 
 #include "models/link/core/link_engine.h"
 #include "platform/config/link_config.h"
+#include "platform/config/yaml_config.h"
 #include "platform/fabric/fabric_config.h"
-#include "platform/sim/sweep.h"
+
+namespace fs = std::filesystem;
 
 namespace fabricsim::cli {
 
-int run_bench(const std::string& study_file) {
-  const sim::Study st = sim::load_study(study_file);
-  if (st.fabric_kind != "link-pair")
-    throw config::ConfigError(study_file + ": key 'study.fabric': bench times the link engine on link-pair studies; "
-                              "'" + st.fabric_kind + "' fabrics are timed whole, e.g. /usr/bin/time fabricsim run FABRIC "
-                              "(docs/performance.md)");
-  std::uint64_t transmissions = 0, points = 0;
-  double wall = 0.0;
-  for (const auto& v : st.variants)
-  for (const auto& pol : st.policies) {
-    for (auto seed : (v.seeds.empty() ? st.seeds : v.seeds)) {
-      std::vector<std::string> a = st.common;
-      a.insert(a.end(), v.assignments.begin(), v.assignments.end());
-      a.push_back(fabric::policy_key(st.fabric_kind) + "=" + pol);
-      const auto doc = config::load_with_overrides(st.fabric, a);
-      const auto cfg = config::parse_link_experiment(config::root_section(doc));
-      const auto t0 = std::chrono::steady_clock::now();
-      link::LinkEngine e(cfg.link, link::make_policy(pol, cfg.link.fec_menu, cfg.link.policy), seed, cfg.link_id);
-      for (std::uint64_t i = 0; i < cfg.traffic.flits; ++i) e.offer(cfg.traffic.start_ps + i * cfg.traffic.period_ps);
-      e.run_to_completion();
-      wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      transmissions += e.stats().transmissions;
-      ++points;
-    }
+namespace {
+
+struct Sample {
+  double wall_s = 0, cpu_s = 0;
+  long max_rss_kb = 0;
+  std::uint64_t transmissions = 0;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+// One child `BIN run FABRIC --set ... --quiet --out OUT`, timed from fork to exit.
+Sample run_once(const std::string& bin, const BenchArgs& a, const fs::path& out, bool link_pair) {
+  std::vector<std::string> args{bin, "run", a.fabric};
+  for (const auto& s : a.sets) {
+    args.push_back("--set");
+    args.push_back(s);
   }
-  std::cout << fmt::format("bench {}: {} points, {} flit transmissions in {:.3f} s wall on one core\n", st.name,
-                           points, transmissions, wall);
-  std::cout << fmt::format("{:.2f} M flit transmissions per wall-second\n", transmissions / wall / 1e6);
+  args.insert(args.end(), {"--quiet", "--out", out.string()});
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("bench: fork failed");
+  if (pid == 0) {
+    execv(argv[0], argv.data());
+    std::perror(("bench: cannot execute " + bin).c_str());
+    _exit(127);
+  }
+  int status = 0;
+  rusage ru{};
+  if (wait4(pid, &status, 0, &ru) != pid) throw std::runtime_error("bench: wait4 failed");
+  Sample s;
+  s.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  s.cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+  s.max_rss_kb = ru.ru_maxrss;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error(fmt::format("bench: `{} run {}` failed (exit status {})", bin, a.fabric,
+                                         WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+  const auto j = nlohmann::json::parse(slurp(out / "result.json"));
+  s.transmissions = link_pair ? j.at("link").at("transmissions").get<std::uint64_t>()
+                              : j.at("fabric").at("transmissions").get<std::uint64_t>();
+  return s;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct Summary {
+  double wall_s, cpu_s;
+  long max_rss_kb;
+  std::uint64_t transmissions;
+};
+
+Summary summarize(const std::vector<Sample>& v) {
+  std::vector<double> w, c;
+  long rss = 0;
+  for (const auto& s : v) {
+    w.push_back(s.wall_s);
+    c.push_back(s.cpu_s);
+    rss = std::max(rss, s.max_rss_kb);
+  }
+  return {median(w), median(c), rss, v.front().transmissions};
+}
+
+void print_summary(const std::string& label, const Summary& s) {
+  std::cout << fmt::format("{}: median {:.3f} s wall, {:.3f} s CPU; {} flit transmissions: {:.2f} M/s per "
+                           "wall-second, {:.2f} M/s per CPU-second; peak RSS {:.1f} MB\n",
+                           label, s.wall_s, s.cpu_s, s.transmissions, s.transmissions / s.wall_s / 1e6,
+                           s.transmissions / s.cpu_s / 1e6, s.max_rss_kb / 1024.0);
+}
+
+// Outputs of the two binaries' runs, byte for byte: "" if identical, else the first differing file.
+std::string first_difference(const fs::path& x, const fs::path& y) {
+  for (const char* f : {"result.json", "collectives.csv", "links.csv"}) {
+    const bool ex = fs::exists(x / f), ey = fs::exists(y / f);
+    if (ex != ey || (ex && slurp(x / f) != slurp(y / f))) return f;
+  }
+  return "";
+}
+
+// The bare link-engine loop (no SystemC, no process start) on the run's configuration.
+void bare_engine_loop(const config::LinkExperimentConfig& cfg) {
+  const auto t0 = std::chrono::steady_clock::now();
+  link::LinkEngine e(cfg.link, link::make_policy(cfg.link.policy_name, cfg.link.fec_menu, cfg.link.policy), cfg.seed,
+                     cfg.link_id);
+  e.set_record_times(false);
+  for (std::uint64_t i = 0; i < cfg.traffic.flits; ++i) e.offer(cfg.traffic.start_ps + i * cfg.traffic.period_ps);
+  e.run_to_completion();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::cout << fmt::format("bare link-engine loop (this process, no SystemC): {} flit transmissions in {:.3f} s: "
+                           "{:.2f} M/s\n",
+                           e.stats().transmissions, wall, e.stats().transmissions / wall / 1e6);
+}
+
+}  // namespace
+
+int run_bench(const BenchArgs& a) {
+  // Validate in this process first: bad input is exit 2 with nothing run.
+  const auto doc = config::load_with_overrides(a.fabric, a.sets);
+  const std::string kind = fabric::fabric_kind(*doc);
+  if (kind == "pcie-host")
+    throw config::ConfigError(a.fabric + ": key 'fabric.kind': bench counts flit transmissions; a pcie-host fabric "
+                              "has none (time it with /usr/bin/time fabricsim run, docs/performance.md)");
+  const bool link_pair = kind == "link-pair";
+  config::LinkExperimentConfig lcfg;
+  if (link_pair) lcfg = config::parse_link_experiment(config::root_section(doc));
+  if (!a.against.empty() && access(a.against.c_str(), X_OK) != 0)
+    throw config::ConfigError("--against: '" + a.against + "' is not an executable");
+
+  std::string cmd = "fabricsim run " + a.fabric;
+  for (const auto& s : a.sets) cmd += " --set " + s;
+  std::cout << fmt::format("bench: `{} --quiet`, {} run(s) per binary{}\n", cmd, a.repeat,
+                           a.against.empty() ? "" : ", interleaved with " + a.against);
+
+  char tmpl[] = "/tmp/fabricsim-bench.XXXXXX";
+  if (!mkdtemp(tmpl)) throw std::runtime_error("bench: cannot create a temporary directory");
+  const fs::path tmp(tmpl);
+  std::vector<Sample> mine, theirs;
+  std::string differs;
+  int rc = 0;
+  try {
+    for (unsigned r = 0; r < a.repeat; ++r) {
+      if (!a.against.empty()) {
+        theirs.push_back(run_once(a.against, a, tmp / "against", link_pair));
+        std::cout << fmt::format("  run {} against: {:.3f} s wall, {:.3f} s CPU\n", r + 1, theirs.back().wall_s,
+                                 theirs.back().cpu_s);
+      }
+      mine.push_back(run_once(a.self_exe, a, tmp / "this", link_pair));
+      std::cout << fmt::format("  run {} this:    {:.3f} s wall, {:.3f} s CPU\n", r + 1, mine.back().wall_s,
+                               mine.back().cpu_s);
+      if (!a.against.empty() && differs.empty()) differs = first_difference(tmp / "this", tmp / "against");
+    }
+  } catch (const std::runtime_error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    rc = 3;
+  }
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  if (rc) return rc;
+
+  const Summary s = summarize(mine);
+  print_summary("this binary", s);
+  if (!a.against.empty()) {
+    const Summary o = summarize(theirs);
+    print_summary("against    ", o);
+    std::cout << fmt::format("ratio (against / this): {:.2f}x wall, {:.2f}x CPU; outputs {}\n", o.wall_s / s.wall_s,
+                             o.cpu_s / s.cpu_s, differs.empty() ? "byte-identical" : "DIFFER (" + differs + ")");
+  }
+  if (link_pair) bare_engine_loop(lcfg);
   return 0;
 }
 

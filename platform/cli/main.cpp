@@ -3,7 +3,7 @@
 //   fabricsim sweep STUDY.yaml [--jobs N] [--out DIR] [--fresh] [--shard I/N | --collect]
 //   mpirun -np K fabricsim sweep STUDY.yaml [--out DIR]
 //   fabricsim check FABRIC.yaml [--set key.path=value]... [--dot FILE|DIR]
-//   fabricsim bench [STUDY.yaml]
+//   fabricsim bench [FABRIC.yaml] [--set key.path=value]... [--repeat N] [--against BIN]
 // Exit status: 0 success, 2 bad input (nothing written), 3 a run that could
 // not finish (diagnosis on stderr), 128+N interrupted by signal N (130 for
 // Ctrl-C), 1 anything else.
@@ -428,9 +428,16 @@ int sc_main(int argc, char* argv[]) {
   check->add_option("--set", check_sets, "override a parameter: key.path=value (repeatable)")->allow_extra_args(false);
   check->add_option("--dot", check_dot, "DOT output file, or a folder for <fabric name>.dot (default: out/<fabric name>.dot)");
 
-  std::string bench_study = "topologies/studies/preface-primary.yaml";
-  auto* bench = app.add_subcommand("bench", "measure simulated flit transmissions per wall-second on one core");
-  bench->add_option("study", bench_study, "study YAML to time")->capture_default_str();
+  cli::BenchArgs ba;
+  auto* bench = app.add_subcommand(
+      "bench", "time `fabricsim run` as users run it (child processes): flit transmissions per wall-second");
+  bench->add_option("fabric", ba.fabric,
+                    "fabric YAML (default: topologies/link-primary.yaml with --set traffic.flits=1000000)");
+  bench->add_option("--set", ba.sets, "override a parameter of every run: key.path=value (repeatable)");
+  bench->add_option("--repeat,-r", ba.repeat, "runs per binary (the median is reported)")
+      ->check(CLI::Range(1u, 1000u))
+      ->capture_default_str();
+  bench->add_option("--against", ba.against, "another fabricsim binary to run interleaved; prints the ratio");
 
   try {
     app.parse(argc, argv);
@@ -467,7 +474,14 @@ int sc_main(int argc, char* argv[]) {
         std::cout << fmt::format("wrote {0}/results.csv and {0}/summary.json\n", o.out_dir);
       return rc;
     }
-    if (*bench) return cli::run_bench(resolve_default(bench_study));
+    if (*bench) {
+      if (ba.fabric.empty()) {
+        ba.fabric = resolve_default("topologies/link-primary.yaml");
+        if (ba.sets.empty()) ba.sets.push_back("traffic.flits=1000000");
+      }
+      ba.self_exe = self_exe(argv[0]);
+      return cli::run_bench(ba);
+    }
     if (*check) {
       const sim::FabricCheck c = sim::check_fabric(check_fabric, check_sets);
       if (c.kind == "link-pair") {

@@ -22,23 +22,24 @@ struct link_pair_top : sc_core::sc_module {
   models::flit_source source;
   models::ualink_port port;
   models::flit_sink sink;
-  link_pair_top(const sc_core::sc_module_name& n, const config::LinkExperimentConfig& c, std::uint64_t deadline)
+  link_pair_top(const sc_core::sc_module_name& n, const config::LinkExperimentConfig& c, std::uint64_t deadline,
+                bool real_bytes)
       : sc_module(n),
         source("source", c.link.flit_bytes, c.traffic.flits, c.traffic.period_ps, c.traffic.start_ps,
-               c.traffic.message_flits),
+               c.traffic.message_flits, real_bytes),
         port("port", c.link, c.seed, c.link_id, deadline),
-        sink("sink", c.link.flit_bytes) {
+        sink("sink", c.link.flit_bytes, c.traffic.flits) {
     source.out.bind(port.in);
     port.out.bind(sink.in);
   }
 };
 }  // namespace
 
-LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report::TraceWriter* trace) {
+LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report::TraceWriter* trace, bool real_bytes) {
   LinkRunResult r;
   const std::uint64_t deadline = c.deadline_ps ? c.deadline_ps : default_deadline_ps(c);
   tlm::tlm_global_quantum::instance().set(sc_core::sc_time(1, sc_core::SC_US));
-  auto top = std::make_unique<link_pair_top>("link_pair", c, deadline);
+  auto top = std::make_unique<link_pair_top>("link_pair", c, deadline, real_bytes);
   if (trace) {
     trace->name_process(1, top->port.name());
     trace->name_thread(1, 1, "forward transmissions");

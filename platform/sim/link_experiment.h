@@ -35,8 +35,12 @@ struct LinkRunResult {
 /// Elaborate and simulate one link-pair experiment. Call at most once per
 /// process. With `trace`, every forward transmission becomes a span on the
 /// link's track (replays named as such) and every FEC profile or window
-/// change an instant.
-LinkRunResult run_link_experiment(const config::LinkExperimentConfig& cfg, report::TraceWriter* trace = nullptr);
+/// change an instant. With `real_bytes` the source makes every flit's record
+/// as bytes, the port carries them and the sink checks them byte by byte
+/// (same results, slower); without, flits travel as tags (their indices) and
+/// no payload byte exists.
+LinkRunResult run_link_experiment(const config::LinkExperimentConfig& cfg, report::TraceWriter* trace = nullptr,
+                                  bool real_bytes = false);
 
 /// Default watchdog: 100 x the offered stream's duration + 1 ms of simulated time.
 std::uint64_t default_deadline_ps(const config::LinkExperimentConfig& cfg);

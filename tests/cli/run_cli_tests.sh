@@ -902,7 +902,24 @@ check "pcie host runs are byte-identical when repeated" t_host_run_is_determinis
 
 check "sweep whose points all end in terminal failures: tables written, no averages" t_terminal_failures_in_sweep
 
+t_bench() {
+  # bench times `fabricsim run` in child processes; against itself the outputs must be identical.
+  fs bench "$TOPO" --set traffic.flits=$FLITS --repeat 2 --against "$BIN"
+  [[ $rc -eq 0 ]] || { note "exit $rc"; show_output; return; }
+  grep -qE "^this binary: median [0-9.]+ s wall, [0-9.]+ s CPU; [0-9]+ flit transmissions: [0-9.]+ M/s per wall-second" "$OUT" ||
+    { note "no 'this binary' summary line"; show_output; }
+  grep -qE "^ratio \(against / this\): [0-9.]+x wall, [0-9.]+x CPU; outputs byte-identical$" "$OUT" ||
+    { note "no ratio line with identical outputs"; show_output; }
+  grep -qE "^bare link-engine loop .*: [0-9]+ flit transmissions in [0-9.]+ s" "$OUT" || note "no bare engine line"
+  [[ -z $(ls -A "$WORK") ]] || note "bench wrote into the working directory: $(ls -A "$WORK" | tr '\n' ' ')"
+  fs bench "$FRANK" --repeat 1
+  expect_bad_input "$RES/none" "pcie-host"
+  fs bench "$TOPO" --set link.window_hgh=4
+  expect_bad_input "$RES/none" "window_hgh"
+}
+
 check "a switched-pod fabric run is byte-identical when repeated (result.json, collectives.csv, links.csv)" t_fabric_determinism
+check "bench times fabricsim run against a binary, outputs identical; bad input exit 2" t_bench
 check "run --trace writes a Perfetto/Chrome trace with one span per transmission" t_trace
 
 # ------------------------------------------- values a user can trust ---

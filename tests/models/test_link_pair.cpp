@@ -1,7 +1,9 @@
 // Whole link-pair runs through the SystemC models (source -> port -> sink).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "models/link/core/link_engine.h"
 #include "platform/config/link_config.h"
@@ -14,13 +16,12 @@ config::LinkExperimentConfig primary(const std::vector<std::string>& sets) {
   const auto doc = config::load_with_overrides(std::string(FABRICSIM_SOURCE_DIR) + "/topologies/link-primary.yaml", sets);
   return config::parse_link_experiment(config::root_section(doc));
 }
-}  // namespace
 
-// The SystemC path (bursts through sockets, data copied and checked at the
+// The SystemC path (bursts through sockets, delivered flits checked at the
 // sink) must give exactly the plain engine's result: the wrapper adds no timing.
-TEST(LinkPair, MatchesPlainEngineAndDeliversRealBytesInOrder) {
+void expect_matches_plain_engine(bool real_bytes) {
   auto cfg = primary({"traffic.flits=3000", "traffic.message_flits=700", "run.seed=105"});
-  const auto r = sim::run_link_experiment(cfg);
+  const auto r = sim::run_link_experiment(cfg, nullptr, real_bytes);
   ASSERT_TRUE(r.ok) << r.diagnosis;
 
   link::LinkEngine e(cfg.link, link::make_policy(cfg.link.policy_name, cfg.link.fec_menu, cfg.link.policy), 105, 0);
@@ -28,14 +29,27 @@ TEST(LinkPair, MatchesPlainEngineAndDeliversRealBytesInOrder) {
   ASSERT_EQ(e.run_to_completion(), link::LinkEngine::Status::done);
 
   EXPECT_EQ(r.metrics.delivered_flits, 3000u);
+  EXPECT_EQ(r.json["sink"]["received"].get<int>(), 3000);
   EXPECT_EQ(r.json["sink"]["order_violations"].get<int>(), 0);
   EXPECT_EQ(r.json["sink"]["data_errors"].get<int>(), 0);
   EXPECT_EQ(r.metrics.replayed_flits, e.replayed_flits());
   EXPECT_EQ(r.metrics.fec_bytes, e.stats().fec_bytes);
   const double span_ps = static_cast<double>(e.stats().last_delivery_ps);
   EXPECT_DOUBLE_EQ(r.metrics.goodput_gbps, 3000 * 640 * 8.0 / span_ps * 1e3);
+  // P99 from the sink's delivery times equals the engine's own record.
+  std::vector<double> lat;
+  for (std::uint64_t i = 0; i < 3000; ++i) lat.push_back((e.delivery_time(i) - e.arrival_time(i)) / 1e6);
+  std::nth_element(lat.begin(), lat.begin() + 2969, lat.end());  // nearest rank: ceil(0.99 x 3000) = 2970
+  EXPECT_DOUBLE_EQ(r.metrics.p99_us, lat[2969]);
   EXPECT_GT(r.metrics.replayed_flits, 0u);  // seed 105 has bursts: the test exercises replay
 }
+}  // namespace
+
+// Default path (what `fabricsim run` does): flits travel as tags, no payload byte exists.
+TEST(LinkPair, MatchesPlainEngineWithTagsOnly) { expect_matches_plain_engine(false); }
+
+// Real bytes made at the source, carried by the port, checked byte by byte at the sink.
+TEST(LinkPair, MatchesPlainEngineAndDeliversRealBytesInOrder) { expect_matches_plain_engine(true); }
 
 // A run that cannot finish stops with a diagnosis naming the module, the
 // sequence numbers and the state. An ignore window longer than the run makes

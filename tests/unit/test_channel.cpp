@@ -66,6 +66,17 @@ TEST(CounterRng, HashIsPureAndKeySensitive) {
   EXPECT_NE(h, key_hash(1, 2, 3, 4, 6));
 }
 
+// The staged form the channel uses (one stream key per link, one index key
+// per step) is the same function: every seed's stream stays as it was.
+TEST(CounterRng, StagedHashEqualsKeyHash) {
+  using fabricsim::link::key_attempt;
+  using fabricsim::link::key_index;
+  using fabricsim::link::key_stream;
+  EXPECT_EQ(key_hash(1, 2, 3, 4, 5), mix64(mix64(mix64(mix64(1) ^ 2) ^ 3) ^ ((4 << 8) | 5)));
+  for (std::uint64_t i = 0; i < 100; ++i)
+    EXPECT_EQ(key_attempt(key_index(key_stream(101, 7), i), i % 3, 2), key_hash(101, 7, i, i % 3, 2));
+}
+
 // ---------------------------------------------------------------------------
 // Gilbert-Elliott
 

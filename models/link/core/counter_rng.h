@@ -16,10 +16,19 @@ constexpr std::uint64_t mix64(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
+/// key_hash in stages, for a caller that draws many values under one (seed,
+/// link id), or several under one index: key_hash(s, l, i, a, t) ==
+/// key_attempt(key_index(key_stream(s, l), i), a, t).
+constexpr std::uint64_t key_stream(std::uint64_t seed, std::uint64_t link_id) { return mix64(mix64(seed) ^ link_id); }
+constexpr std::uint64_t key_index(std::uint64_t stream_key, std::uint64_t index) { return mix64(stream_key ^ index); }
+constexpr std::uint64_t key_attempt(std::uint64_t index_key, std::uint64_t attempt, std::uint64_t stream) {
+  return mix64(index_key ^ ((attempt << 8) | (stream & 0xff)));
+}
+
 /// Hash of a 5-part key (seed, link id, index, attempt, stream tag) -> 64 bits.
 constexpr std::uint64_t key_hash(std::uint64_t seed, std::uint64_t link_id, std::uint64_t index,
                                  std::uint64_t attempt, std::uint64_t stream) {
-  return mix64(mix64(mix64(mix64(seed) ^ link_id) ^ index) ^ ((attempt << 8) | (stream & 0xff)));
+  return key_attempt(key_index(key_stream(seed, link_id), index), attempt, stream);
 }
 
 /// Uniform double in [0, 1) from the top 53 bits of a hash.

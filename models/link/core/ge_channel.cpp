@@ -11,12 +11,22 @@ constexpr std::uint64_t kStreamMagnitude = 3;
 }  // namespace
 
 GilbertElliott::GilbertElliott(const GeParams& p, std::uint64_t seed, std::uint64_t link_id)
-    : p_(p), seed_(seed), link_id_(link_id) {}
+    : p_(p), seed_(seed), link_id_(link_id), stream_key_(key_stream(seed, link_id)) {}
+
+// Every draw of a step shares key_index(step): the chain step and the first
+// attempt's corruption are drawn at the same step one after the other.
+std::uint64_t GilbertElliott::index_key(std::uint64_t step) {
+  if (step != cached_step_) {
+    cached_step_ = step;
+    cached_key_ = key_index(stream_key_, step);
+  }
+  return cached_key_;
+}
 
 void GilbertElliott::extend_to(std::uint64_t step) {
   while (generated_ <= step) {
     const std::uint64_t i = generated_;
-    const double u = to_unit(key_hash(seed_, link_id_, i, 0, kStreamChain));
+    const double u = to_unit(key_attempt(index_key(i), 0, kStreamChain));
     bool bad;
     if (i == 0) {
       bad = u < p_.stationary_bad();
@@ -43,10 +53,11 @@ ChannelDraw GilbertElliott::draw(std::uint64_t step, std::uint64_t attempt) {
   ChannelDraw d;
   d.bad = state_bad(step);
   const double e = d.bad ? p_.e_bad : p_.e_good;
-  const double u = to_unit(key_hash(seed_, link_id_, step, attempt, kStreamCorrupt));
+  const std::uint64_t k = index_key(step);
+  const double u = to_unit(key_attempt(k, attempt, kStreamCorrupt));
   if (u < e) {
     const std::uint32_t m = d.bad ? p_.m_bad : p_.m_good;
-    const double v = to_unit(key_hash(seed_, link_id_, step, attempt, kStreamMagnitude));
+    const double v = to_unit(key_attempt(k, attempt, kStreamMagnitude));
     d.magnitude = 1 + static_cast<std::uint32_t>(v * m);
   }
   return d;

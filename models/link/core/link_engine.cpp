@@ -86,31 +86,39 @@ ps_t LinkEngine::next_event_time() const {
 
 void LinkEngine::process_next() {
   if (lazy_quiet_) absorb_quiet_events();
+  // The earliest of every stream (in lazy mode this may be a quiet event that
+  // next_event_time() does not report, e.g. an idle serializer freeing while
+  // a replay request is on the reverse link).
   const ps_t tc = ctrl_.next_arrival();
   const ps_t td = rx_pipe_.empty() ? kNever : rx_pipe_.front().t_rx;
   const ps_t ta = pending_.empty() ? kNever : pending_.front();
   const ps_t ts = ser_busy_ ? ser_free_ : kNever;
+  const bool need_credit = credits_on_ && credits_ == 0 && arrived_ > tx_.next_seq();
+  const ps_t tk = credit_returns_.empty() || !need_credit ? kNever : credit_returns_.front();
+  process_at(std::min(std::min(std::min(tc, td), std::min(ta, ts)), tk));
+}
+
+// Take the event(s) at `t`, the earliest of every stream (without lazy quiet
+// events that is exactly next_event_time()).
+void LinkEngine::process_at(ps_t t) {
+  now_ = t;
   // A returning credit is an event of its own only for a transmitter that has
   // run out of credits with payload waiting (as next_event_time reports);
   // otherwise credits back by the next event are absorbed just before it.
-  const bool need_credit = credits_on_ && credits_ == 0 && arrived_ > tx_.next_seq();
-  const ps_t tk = credit_returns_.empty() || !need_credit ? kNever : credit_returns_.front();
-  const ps_t t = std::min({tc, td, ta, ts, tk});
-  now_ = t;
   while (!credit_returns_.empty() && credit_returns_.front() <= t) {
     credit_returns_.pop_front();
     ++credits_;
   }
-  if (tk == t && tc != t && td != t && ta != t && ts != t) {
-    // only credits arrived
-  } else if (tc == t) {
+  // Equal times in a fixed order: control arrival, decode completion,
+  // payload arrival, serializer free (none of them: only credits arrived).
+  if (ctrl_.next_arrival() == t) {
     handle_control();
-  } else if (td == t) {
+  } else if (!rx_pipe_.empty() && rx_pipe_.front().t_rx == t) {
     handle_decode();
-  } else if (ta == t) {
+  } else if (!pending_.empty() && pending_.front() == t) {
     pending_.pop_front();
     ++arrived_;
-  } else {
+  } else if (ser_busy_ && ser_free_ == t) {
     ser_busy_ = false;
   }
   pump();
@@ -144,7 +152,14 @@ void LinkEngine::absorb_quiet_events() {
 }
 
 void LinkEngine::run_before(ps_t t) {
-  while (status_ == Status::running && next_event_time() < t) process_next();
+  while (status_ == Status::running) {
+    const ps_t next = next_event_time();
+    if (next >= t) break;
+    if (lazy_quiet_)
+      process_next();
+    else
+      process_at(next);
+  }
 }
 
 LinkEngine::Status LinkEngine::run_to_completion(ps_t deadline) {
@@ -162,13 +177,16 @@ LinkEngine::Status LinkEngine::run_to_completion(ps_t deadline) {
       status_ = Status::deadline;
       break;
     }
-    process_next();
+    if (lazy_quiet_)
+      process_next();
+    else
+      process_at(t);
   }
   return status_;
 }
 
 Decision LinkEngine::tx_decision() {
-  if (cfg_.semantics.feedback_delay_ps == 0) return policy_->decision();
+  if (cfg_.semantics.feedback_delay_ps == 0) return tx_decision_;  // kept current by handle_decode
   while (!pending_decisions_.empty() && pending_decisions_.front().first <= now_) {
     tx_decision_ = pending_decisions_.front().second;
     pending_decisions_.pop_front();
@@ -179,18 +197,22 @@ Decision LinkEngine::tx_decision() {
 bool LinkEngine::gate_open() const {
   if (replay_active_ || arrived_ <= tx_.next_seq()) return false;
   if (credits_on_ && credits_ == 0) return false;
-  const Decision d = cfg_.semantics.feedback_delay_ps == 0 ? policy_->decision() : tx_decision_;
-  return tx_.occupancy() < d.window;
+  return tx_.occupancy() < tx_decision_.window;
 }
 
 void LinkEngine::pump() {
   if (status_ != Status::running) return;
   if (cfg_.semantics.feedback_delay_ps != 0) tx_decision();  // apply due decisions
   if (cfg_.semantics.tx_queue == LinkSemantics::TxQueue::fifo) {
-    admit_into_queue();
-    if (!ser_busy_ && send_from_queue()) admit_into_queue();
+    // (Each call is guarded by its cheapest exit so that the common event, with
+    // nothing waiting for admission, costs a few compares.)
+    if (arrived_ > tx_.next_seq()) admit_into_queue();
+    if (!ser_busy_ && !txq_.empty()) {
+      send_from_queue();
+      if (arrived_ > tx_.next_seq()) admit_into_queue();
+    }
     // The admission loop ran last and stopped: whatever still waits is blocked.
-    account_stall(true);
+    if (arrived_ > tx_.next_seq() || stall_since_ != kNever) account_stall(true);
     return;
   }
   if (!ser_busy_) send_recall();
@@ -205,8 +227,7 @@ void LinkEngine::account_stall(bool gate_known_closed) {
   // would admit). Only the credit case needs the window.
   int cause = replay_active_ ? 1 : 0;
   if (blocked && cause == 0 && credits_on_ && credits_ == 0) {
-    const Decision dw = cfg_.semantics.feedback_delay_ps == 0 ? policy_->decision() : tx_decision_;
-    if (tx_.occupancy() < dw.window) cause = 2;
+    if (tx_.occupancy() < tx_decision_.window) cause = 2;
   }
   if (stall_since_ != kNever && (!blocked || stall_cause_ != cause)) {
     (stall_cause_ == 1   ? stats_.admission_stall_replay_ps
@@ -295,7 +316,7 @@ void LinkEngine::transmit(std::uint64_t seq, bool replay, int bound_profile) {
   }
   if (observer_)
     observer_({now_, seq, attempt, replay, prof, d.magnitude, tx_.occupancy(),
-               cfg_.semantics.feedback_delay_ps == 0 ? policy_->decision().window : tx_decision_.window});
+               tx_decision_.window});
 
   ser_busy_ = true;
   const ProfileTiming& pt = prof_[prof];
@@ -326,7 +347,11 @@ void LinkEngine::handle_decode() {
   const bool failed = f.magnitude > prof_[f.profile].correctable;
   if (f.magnitude > 0) ++stats_.raw_errors;
   policy_->observe({f.magnitude > 0, failed, f.profile});
-  if (cfg_.semantics.feedback_delay_ps != 0)
+  // A policy's decision changes only when it observes (FecPolicy): the
+  // transmitter's copy is refreshed here, at once or after the feedback delay.
+  if (cfg_.semantics.feedback_delay_ps == 0)
+    tx_decision_ = policy_->decision();
+  else
     pending_decisions_.emplace_back(now_ + cfg_.semantics.feedback_delay_ps, policy_->decision());
   const std::uint64_t expected_before = rx_.expected();
   switch (rx_.receive(f.seq, !failed)) {

@@ -5,7 +5,6 @@
 // it sockets; here the data-link machine advances in its own local time,
 // flit by flit, with no kernel event per flit (platform.md §3).
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -223,6 +222,7 @@ class LinkEngine {
   };
 
   void process_next();
+  void process_at(ps_t t);
   void absorb_quiet_events();
   void handle_control();
   void handle_decode();
@@ -277,8 +277,8 @@ class LinkEngine {
   std::uint64_t tx_slot_ = 0;
   std::uint64_t next_request_id_ = 0, last_served_request_ = 0;
   std::uint64_t ctrl_received_ = 0, ignore_until_ = 0;
-  std::deque<std::pair<ps_t, Decision>> pending_decisions_;
-  Decision tx_decision_;
+  RingQueue<std::pair<ps_t, Decision>> pending_decisions_;  // (no allocation until used: 16,384 engines in a pod)
+  Decision tx_decision_;  // the decision in force at the transmitter (after the feedback delay)
   int last_profile_ = -1;
   ps_t stall_since_ = kNever;
   int stall_cause_ = 0;

@@ -9,12 +9,21 @@ PrefaceFilter::PrefaceFilter(const GeParams& model)
     : m_(model), prior_(model.stationary_bad()), posterior_(model.stationary_bad()) {}
 
 double PrefaceFilter::update(bool z) {
+  Memo& mo = memo_[z ? 1 : 0];
+  if (prior_ == mo.prior_in) {
+    posterior_ = mo.posterior;
+    prior_ = mo.prior_out;
+    return prior_;
+  }
+  mo.prior_in = prior_;
   const double lb = z ? m_.e_bad : 1.0 - m_.e_bad;
   const double lg = z ? m_.e_good : 1.0 - m_.e_good;
   const double num = prior_ * lb;
   const double den = num + (1.0 - prior_) * lg;
   posterior_ = den > 0.0 ? num / den : prior_;
   prior_ = posterior_ * (1.0 - m_.b) + (1.0 - posterior_) * m_.a;
+  mo.posterior = posterior_;
+  mo.prior_out = prior_;
   return prior_;
 }
 
@@ -84,6 +93,8 @@ void PrefacePolicy::observe(const Observation& obs) {
 void PrefacePolicy::decide() {
   // Same argmin as select_profile(), with the residual coefficients precomputed.
   const double q = filter_.prior();
+  if (q == decided_at_) return;  // same prior, same decision
+  decided_at_ = q;
   std::size_t best = 0;
   double best_cost = 0.0;
   for (std::size_t k = 0; k < coef_.size(); ++k) {

@@ -26,7 +26,9 @@ struct Decision {
   bool operator==(const Decision& o) const { return profile == o.profile && window == o.window; }
 };
 
-/// A policy: fed every decoded flit, queried by the transmitter.
+/// A policy: fed every decoded flit, queried by the transmitter. Its
+/// decision() may change only in observe() (the link engine keeps a copy and
+/// refreshes it after every observation).
 class FecPolicy {
  public:
   virtual ~FecPolicy() = default;
@@ -48,6 +50,11 @@ class PrefaceFilter {
   GeParams m_;
   double prior_;
   double posterior_;
+  // The update is a pure function of (prior, z); on a clean stretch the prior
+  // settles on a fixed point, so the last result per z is kept and reused.
+  struct Memo {
+    double prior_in = -1, posterior, prior_out;
+  } memo_[2];
 };
 
 /// Residual-error estimate of profile k at BAD-probability q (paper Eq. 5):
@@ -127,6 +134,7 @@ class PrefacePolicy : public FecPolicy {
   bool cap_;
   PrefaceFilter filter_;
   Decision d_;
+  double decided_at_ = -1;  // the prior d_ was computed for (decide() is a pure function of it)
 };
 
 }  // namespace fabricsim::link
