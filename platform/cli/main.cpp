@@ -116,14 +116,20 @@ int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   write_atomic(out / "collectives.csv", sim::collective_csv(cfg, r.row));
   write_atomic(out / "links.csv", r.links_csv);
   write_atomic(out / "result.json", r.json.dump(2) + "\n");
+  if (!r.steps_csv.empty()) {  // a user's schedule: per-step and per-threadblock timing
+    write_atomic(out / "steps.csv", r.steps_csv);
+    write_atomic(out / "threadblocks.csv", r.threadblocks_csv);
+  }
   if (a.trace) write_trace(out, tw, a.quiet);
   if (!a.quiet)
     std::cout << r.summary
-              << fmt::format("  wrote {0}/result.json, {0}/collectives.csv, {0}/links.csv\n", out.string());
+              << fmt::format("  wrote {0}/result.json, {0}/collectives.csv, {0}/links.csv{1}\n", out.string(),
+                             r.steps_csv.empty() ? "" : fmt::format(", {0}/steps.csv, {0}/threadblocks.csv", out.string()));
   if (!r.link_down.empty())
     std::cerr << "warning: terminal failure, the collective did not complete: " << r.link_down << "\n";
   if (r.link_down.empty() && cfg.workload.data && !r.row.correct) {
-    std::cerr << "error: the collective's result is numerically wrong\n";
+    std::cerr << "error: the collective's result is numerically wrong"
+              << (r.first_wrong.empty() ? std::string() : ": " + r.first_wrong) << "\n";
     return 1;
   }
   return 0;

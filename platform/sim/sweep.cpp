@@ -193,6 +193,7 @@ struct Point {
   std::string dir;
   std::vector<std::string> args;
   std::size_t cell = 0;
+  std::string tag;  // what else the point's result depends on: fabric (and schedule) file hashes
 };
 
 std::string cell_text(const nlohmann::json& v) {
@@ -254,7 +255,7 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
     const auto& seeds = v.seeds.empty() ? st.seeds : v.seeds;
     for (const auto& p : st.policies)
       for (auto s : seeds) {
-        Point pt{v.name, p, s, "", {}};
+        Point pt{v.name, p, s, "", {}, 0, ""};
         pt.cell = vi;
         fs::path d = out / "points";
         if (st.variants.size() > 1) {
@@ -274,13 +275,38 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
       }
   }
 
+  // A user's schedule (workload.schedule, from the fabric file or a --set)
+  // is an input too: its bytes join the point's tag, so an edited schedule
+  // re-runs its points. Resolved as the fabric parser does: beside the
+  // fabric file, else in the current folder.
+  std::string fabric_schedule;
+  try {
+    const YAML::Node fy = YAML::Load(fabric_text);
+    if (fy["workload"] && fy["workload"]["schedule"]) fabric_schedule = fy["workload"]["schedule"].as<std::string>();
+  } catch (const std::exception&) {
+  }
+  auto schedule_tag = [&](const std::vector<std::string>& args) {
+    std::string v = fabric_schedule;
+    for (const auto& a : args)
+      if (a.rfind("workload.schedule=", 0) == 0) v = a.substr(18);
+    if (v.empty()) return std::string();
+    fs::path p = fs::path(v).is_absolute() ? fs::path(v) : fs::path(st.fabric).parent_path() / v;
+    if (!fs::exists(p)) p = v;
+    std::string text;
+    if (!read_file(p, text)) return fmt::format("schedule {} unreadable\n", v);
+    std::uint64_t hs = 1469598103934665603ULL;
+    for (unsigned char c : text) hs = (hs ^ c) * 1099511628211ULL;
+    return fmt::format("schedule-fnv1a64 {:016x}\n", hs);
+  };
+  for (auto& pt : points) pt.tag = fabric_tag + schedule_tag(pt.args);
+
   // Resumable: reuse a point whose result.json was made with the same arguments.
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < points.size(); ++i) {
     std::string prev;
     const fs::path d(points[i].dir);
     if (fs::exists(d / "result.json") && read_file(d / "args.txt", prev) &&
-        prev == join_args(points[i].args) + fabric_tag)
+        prev == join_args(points[i].args) + points[i].tag)
       continue;
     todo.push_back(i);
   }
@@ -303,7 +329,7 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
       const Point& pt = points[todo[next]];
       fs::create_directories(pt.dir);
       fs::remove(fs::path(pt.dir) / "result.json");
-      write_atomic(fs::path(pt.dir) / "args.txt", join_args(pt.args) + fabric_tag);
+      write_atomic(fs::path(pt.dir) / "args.txt", join_args(pt.args) + pt.tag);
       running[spawn_point(opt.self_exe, pt)] = todo[next];
       ++next;
     }
