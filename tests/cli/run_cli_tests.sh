@@ -644,7 +644,59 @@ t_schedule_channels_matter() {
     note "one channel $t1 us, two channels $t2 us: two should be much faster under a threadblock rate"
 }
 
+# workload.schedule as a sweep axis; an edited schedule file re-runs its points (nothing stale).
+t_schedule_sweep_axis() {
+  local d="$TMP/sched-study" out="$RES/sched-sweep" m1 m2
+  mkdir -p "$d/schedules"
+  cp "$SCHED_DIR/allreduce-2.xml" "$SCHED_DIR/allreduce-2.yaml" "$d/schedules/"
+  cp "$SCHED_FAB" "$d/fabric.yaml"
+  cat >"$d/study.yaml" <<'YAML'
+study:
+  name: sched-axis
+  fabric: fabric.yaml
+  policies: [preface]
+  seeds: {first: 1, count: 1}
+  grid:
+    workload.schedule: [schedules/allreduce-2.xml, schedules/allreduce-2.yaml]
+YAML
+  fs sweep "$d/study.yaml" --jobs 2 --out "$out"
+  [[ $rc -eq 0 ]] || { note "sweep: exit $rc"; show_output; return; }
+  [[ $(wc -l <"$out/results.csv") -eq 3 ]] || note "results.csv should have 2 rows"
+  grep -q '^workload.schedule=schedules/allreduce-2.xml,' "$out/results.csv" || note "no row for the XML schedule"
+  grep -q '^workload.schedule=schedules/allreduce-2.yaml,' "$out/results.csv" || note "no row for the YAML schedule"
+  m1=$(mtimes "$out")
+  sleep 1
+  fs sweep "$d/study.yaml" --jobs 2 --out "$out"
+  [[ $(mtimes "$out") == "$m1" ]] || note "an unchanged study re-ran points"
+  sed -i 's/name: allreduce-2-yaml/name: allreduce-2-edited/' "$d/schedules/allreduce-2.yaml"
+  fs sweep "$d/study.yaml" --jobs 2 --out "$out"
+  [[ $rc -eq 0 ]] || { note "sweep after the edit: exit $rc"; show_output; return; }
+  m2=$(mtimes "$out")
+  [[ $(grep -c allreduce-2.xml <<<"$m2") -eq 1 && $(grep allreduce-2.xml <<<"$m1") == $(grep allreduce-2.xml <<<"$m2") ]] ||
+    note "the XML point re-ran although its schedule did not change"
+  [[ $(grep allreduce-2.yaml <<<"$m1" | cut -d' ' -f1) != $(grep allreduce-2.yaml <<<"$m2" | cut -d' ' -f1) ]] ||
+    note "the YAML point was reused although its schedule file changed"
+}
+
 check "8-rank ring schedule on ring8 at 8 MiB within 1 % of the built-in ring, exact" t_schedule_ring_vs_builtin
+t_schedule_trace() {
+  fs run "$SCHED_FAB" --trace --quiet --out "$RES/sched-trace"
+  [[ $rc -eq 0 ]] || { note "exit $rc"; show_output; return; }
+  python3 - "$RES/sched-trace/trace.json" <<'PY' || note "trace.json lacks the rank x threadblock tracks or their step spans"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "thread_name"}
+procs = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "process_name"}
+steps = [e for e in ev if e.get("ph") == "X" and e.get("cat", "").startswith("schedule")]
+assert procs.get(100) == "schedule rank 0 (acc0)" and procs.get(101) == "schedule rank 1 (acc1)", procs
+assert threads.get((100, 0)) == "threadblock 0 (send 1 recv 1 chan 0)", threads
+assert len(steps) == 8, len(steps)  # 2 ranks x 1 threadblock x 4 steps
+assert sum(1 for e in steps if "critical" in e["cat"]) >= 3
+PY
+}
+
+check "workload.schedule as a sweep grid axis; an edited schedule re-runs its points" t_schedule_sweep_axis
+check "schedule run --trace: one track per rank x threadblock, one span per step" t_schedule_trace
 check "threadblock rate: a 2-channel ring schedule beats the 1-channel one" t_schedule_channels_matter
 check "schedule (MSCCL XML and native YAML) runs, correct, steps.csv / threadblocks.csv / critical path" t_schedule_runs
 check "bad schedules (malformed XML, unknown type / buffer / key, offset outside, unmatched send, count mismatch, cycle): exit 2, file:line" t_schedule_bad_files
