@@ -696,7 +696,34 @@ PY
 }
 
 check "workload.schedule as a sweep grid axis; an edited schedule re-runs its points" t_schedule_sweep_axis
+# An explicit fabric (two accelerators behind a switch), ranks mapped by node id.
+t_schedule_explicit_rank_map() {
+  cat >"$FX/sched-explicit.yaml" <<YAML
+fabric: {name: sched-explicit, kind: explicit}
+nodes:
+  - {id: gpuA, kind: accelerator}
+  - {id: sw0, kind: ualink-switch}
+  - {id: gpuB, kind: accelerator}
+links:
+  - {a: gpuA.0, b: sw0.0}
+  - {a: gpuB.0, b: sw0.1}
+workload:
+  algorithm: schedule
+  schedule: $SCHED_DIR/allreduce-2.xml
+  rank_map: [gpuB, gpuA]
+  size: 64KiB
+YAML
+  fs run "$FX/sched-explicit.yaml" --quiet --out "$RES/sched-explicit"
+  [[ $rc -eq 0 ]] || { note "exit $rc"; show_output; return; }
+  grep -q ',true$' "$RES/sched-explicit/collectives.csv" || note "not correct on the explicit fabric"
+  grep -q '^0,gpuB,' "$RES/sched-explicit/steps.csv" || note "schedule rank 0 did not run on gpuB"
+  sed 's/rank_map: \[gpuB, gpuA\]/rank_map: [gpuB, 1]/' "$FX/sched-explicit.yaml" >"$FX/sched-dup.yaml"
+  fs run "$FX/sched-dup.yaml" --out "$RES/sched-dup"
+  expect_bad_input "$RES/sched-dup" "sched-dup.yaml:" "workload.rank_map" "listed twice"
+}
+
 check "schedule run --trace: one track per rank x threadblock, one span per step" t_schedule_trace
+check "schedule on an explicit fabric with rank_map by node id; a rank listed twice is exit 2" t_schedule_explicit_rank_map
 check "threadblock rate: a 2-channel ring schedule beats the 1-channel one" t_schedule_channels_matter
 check "schedule (MSCCL XML and native YAML) runs, correct, steps.csv / threadblocks.csv / critical path" t_schedule_runs
 check "bad schedules (malformed XML, unknown type / buffer / key, offset outside, unmatched send, count mismatch, cycle): exit 2, file:line" t_schedule_bad_files
