@@ -210,6 +210,11 @@ TEST(ScheduleExec, ShippedSchedulesAreExactUnderRandomDelivery) {
   }
 }
 
+TEST(ScheduleExec, AllPairs64IsExact) {
+  const sw::Schedule s = sw::load_schedule(kRoot + "/topologies/schedules/allpairs-allreduce-64.xml");
+  EXPECT_EQ(run_fake(s, 64 * 64, 1), "");
+}
+
 TEST(ScheduleExec, TwoRankFixtureIsExactAndWrongResultIsNamed) {
   const sw::Schedule good = sw::parse_msccl_xml(two_rank(), "a.xml");
   EXPECT_EQ(run_fake(good, 1024, 7), "");
