@@ -106,6 +106,12 @@ int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
                              cfg.fabric.name, a.fabric, cfg.workload.collective.algorithm,
                              sw::to_string(cfg.workload.collective.op), cfg.workload.collective.bytes,
                              cfg.fabric.accelerators(), cfg.default_link.policy_name, cfg.seed);
+  if (const auto& S = cfg.workload.schedule) {  // MSCCL minBytes / maxBytes: the sizes it is meant for (not enforced)
+    const std::uint64_t T = cfg.workload.collective.bytes;
+    if ((S->min_bytes && T < S->min_bytes) || (S->max_bytes && T > S->max_bytes))
+      std::cerr << fmt::format("warning: size {} B lies outside the schedule's [minBytes, maxBytes] = [{}, {}]\n", T,
+                               S->min_bytes, S->max_bytes ? std::to_string(S->max_bytes) : std::string("-"));
+  }
   report::TraceWriter tw;
   const sim::FabricRunResult r = sim::run_fabric(cfg, {}, !a.quiet && isatty(2), a.trace ? &tw : nullptr);
   if (!r.ok) {

@@ -349,7 +349,8 @@ nlohmann::ordered_json to_json(const FabricRunConfig& c) {
     const auto& S = *c.workload.schedule;
     j["workload"]["schedule"] = {{"file", c.workload.schedule_path}, {"format", S.format}, {"name", S.name},
                                  {"coll", S.coll}, {"proto", S.proto}, {"nchannels", S.nchannels},
-                                 {"nchunksperloop", S.nchunksperloop}, {"ngpus", S.ngpus}, {"inplace", S.inplace}};
+                                 {"nchunksperloop", S.nchunksperloop}, {"ngpus", S.ngpus}, {"inplace", S.inplace},
+                                 {"min_bytes", S.min_bytes}, {"max_bytes", S.max_bytes}};
     j["workload"]["rank_map"] = c.workload.rank_map;
   }
   // Every link whose effective parameters differ from defaults.link, in full.
