@@ -157,6 +157,19 @@ def ring_allgather(n):
     return s
 
 
+def ring_reducescatter(n):
+    """Ring ReduceScatter over r -> r + 1: the reduce-scatter half of the ring
+    AllReduce; rank r ends with chunk r of the sum in its one output chunk."""
+    s = Sched("ring-reducescatter-{}".format(n), "reducescatter", n, n, n, 1)
+    for r in range(n):
+        _, tb = s.tb(r, send=(r + 1) % n, recv=(r - 1) % n)
+        tb.add("s", src=("i", (r - 1) % n))
+        for st in range(1, n - 1):
+            tb.add("rrs", src=("i", (r - 1 - st) % n))
+        tb.add("rrc", src=("i", r), dst=("o", 0))
+    return s
+
+
 def allpairs_allgather(n):
     """All-pairs AllGather: every rank sends its input to every peer (one
     threadblock per peer) and a local threadblock copies it into o[r]."""
@@ -236,6 +249,7 @@ def main():
         (allpairs_allreduce, (64,), False),
         (ring_allgather, (8,), True),
         (allpairs_allgather, (8,), False),
+        (ring_reducescatter, (8,), False),
         (alltoall, (8,), True),
         (hierarchical_allreduce, (4, 4), True),
     ]

@@ -89,6 +89,9 @@ TEST(Schedules, RingAllGather8YamlIsExact) {
 TEST(Schedules, AllPairsAllGather8IsExact) {
   expect_exact(load("ring8.yaml", schedule("allgather", "allpairs-allgather-8.xml")));
 }
+TEST(Schedules, RingReduceScatter8IsExact) {
+  expect_exact(load("ring8.yaml", schedule("reduce_scatter", "ring-reducescatter-8.xml")));
+}
 TEST(Schedules, AllToAll8IsExact) { expect_exact(load("ring8.yaml", schedule("alltoall", "alltoall-8.xml"))); }
 TEST(Schedules, AllToAll8YamlIsExact) { expect_exact(load("ring8.yaml", schedule("alltoall", "alltoall-8.yaml"))); }
 TEST(Schedules, HierarchicalAllReduceOnASwitchedPodIsExact) {

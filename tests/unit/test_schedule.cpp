@@ -114,8 +114,12 @@ TEST(ScheduleParse, YamlFormCarriesTheSameSteps) {
       for (std::size_t k = 0; k < a.steps.size(); ++k) {
         EXPECT_EQ(a.steps[k].type, b.steps[k].type);
         EXPECT_EQ(a.steps[k].cnt, b.steps[k].cnt);
-        if (sw::reads_src(a.steps[k].type)) EXPECT_EQ(a.steps[k].srcoff, b.steps[k].srcoff);
-        if (sw::writes_dst(a.steps[k].type)) EXPECT_EQ(a.steps[k].dstoff, b.steps[k].dstoff);
+        if (sw::reads_src(a.steps[k].type)) {
+          EXPECT_EQ(a.steps[k].srcoff, b.steps[k].srcoff);
+        }
+        if (sw::writes_dst(a.steps[k].type)) {
+          EXPECT_EQ(a.steps[k].dstoff, b.steps[k].dstoff);
+        }
       }
     }
   }
@@ -204,7 +208,8 @@ TEST(ScheduleValidate, RunChecksNgpusCollAndSizes) {
 TEST(ScheduleExec, ShippedSchedulesAreExactUnderRandomDelivery) {
   for (const char* n : {"ring-allreduce-8.xml", "ring-allreduce-8-c2.xml", "allpairs-allreduce-8.xml",
                         "ring-allgather-8.xml", "allpairs-allgather-8.xml", "alltoall-8.xml",
-                        "hierarchical-allreduce-4x4.xml", "ring-allreduce-8.yaml", "alltoall-8.yaml"}) {
+                        "hierarchical-allreduce-4x4.xml", "ring-allreduce-8.yaml", "alltoall-8.yaml",
+                        "ring-reducescatter-8.xml"}) {
     const sw::Schedule s = sw::load_schedule(kRoot + "/topologies/schedules/" + n);
     for (std::uint32_t seed : {1u, 2u, 3u}) EXPECT_EQ(run_fake(s, 4096 * s.nchunksperloop, seed), "") << n << " seed " << seed;
   }
