@@ -170,6 +170,24 @@ def ring_reducescatter(n):
     return s
 
 
+def chain_broadcast(n, k=8):
+    """Pipelined chain Broadcast from rank 0 (workload.root 0) along
+    0 -> 1 -> ... -> n - 1 in k chunks: rank 0 copies its input to its output
+    and sends chunk after chunk; every middle rank forwards each chunk as it
+    arrives (rcs); the last one only receives."""
+    s = Sched("chain-broadcast-{}".format(n), "broadcast", n, k, k, k)
+    for r in range(n):
+        _, tb = s.tb(r, send=r + 1 if r < n - 1 else -1, recv=r - 1 if r > 0 else -1)
+        if r == 0:
+            tb.add("cpy", src=("i", 0), dst=("o", 0), cnt=k)
+            for c in range(k):
+                tb.add("s", src=("o", c))
+        else:
+            for c in range(k):
+                tb.add("rcs" if r < n - 1 else "r", dst=("o", c))
+    return s
+
+
 def allpairs_allgather(n):
     """All-pairs AllGather: every rank sends its input to every peer (one
     threadblock per peer) and a local threadblock copies it into o[r]."""
@@ -250,6 +268,7 @@ def main():
         (ring_allgather, (8,), True),
         (allpairs_allgather, (8,), False),
         (ring_reducescatter, (8,), False),
+        (chain_broadcast, (8,), False),
         (alltoall, (8,), True),
         (hierarchical_allreduce, (4, 4), True),
     ]

@@ -92,6 +92,9 @@ TEST(Schedules, AllPairsAllGather8IsExact) {
 TEST(Schedules, RingReduceScatter8IsExact) {
   expect_exact(load("ring8.yaml", schedule("reduce_scatter", "ring-reducescatter-8.xml")));
 }
+TEST(Schedules, ChainBroadcast8IsExact) {
+  expect_exact(load("ring8.yaml", schedule("broadcast", "chain-broadcast-8.xml")));
+}
 TEST(Schedules, AllToAll8IsExact) { expect_exact(load("ring8.yaml", schedule("alltoall", "alltoall-8.xml"))); }
 TEST(Schedules, AllToAll8YamlIsExact) { expect_exact(load("ring8.yaml", schedule("alltoall", "alltoall-8.yaml"))); }
 TEST(Schedules, HierarchicalAllReduceOnASwitchedPodIsExact) {

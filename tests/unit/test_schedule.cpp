@@ -209,7 +209,7 @@ TEST(ScheduleExec, ShippedSchedulesAreExactUnderRandomDelivery) {
   for (const char* n : {"ring-allreduce-8.xml", "ring-allreduce-8-c2.xml", "allpairs-allreduce-8.xml",
                         "ring-allgather-8.xml", "allpairs-allgather-8.xml", "alltoall-8.xml",
                         "hierarchical-allreduce-4x4.xml", "ring-allreduce-8.yaml", "alltoall-8.yaml",
-                        "ring-reducescatter-8.xml"}) {
+                        "ring-reducescatter-8.xml", "chain-broadcast-8.xml"}) {
     const sw::Schedule s = sw::load_schedule(kRoot + "/topologies/schedules/" + n);
     for (std::uint32_t seed : {1u, 2u, 3u}) EXPECT_EQ(run_fake(s, 4096 * s.nchunksperloop, seed), "") << n << " seed " << seed;
   }
