@@ -8,7 +8,7 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config \
   libsystemc-dev libyaml-cpp-dev libfmt-dev nlohmann-json3-dev libcli11-dev \
-  libboost-dev libboost-graph-dev libboost-math-dev \
+  libboost-dev libboost-graph-dev libboost-math-dev libpugixml-dev \
   libgtest-dev libgmock-dev \
   libopenmpi-dev openmpi-bin \
   clang libclang-rt-14-dev libfuzzer-14-dev \

@@ -140,6 +140,25 @@ void accelerator::compute(std::uint64_t ps) {
   sync->set_state(rank_, rank_state::running);
 }
 
+void accelerator::wait_until(const std::function<bool()>& ready, std::uint64_t until_ps,
+                             const std::function<std::string()>& describe) {
+  if (ready() || now_ps() >= until_ps) return;
+  describe_ = &describe;
+  while (!ready() && now_ps() < until_ps) {
+    if (until_ps == kForever) {
+      // Nothing to wake it but the fabric: blocked (a deadlock if all are).
+      sync->set_state(rank_, rank_state::blocked);
+      sc_core::wait(wake_);
+    } else {
+      // It posts no earlier than until_ps unless woken: a computing rank for the kernel's horizon.
+      sync->set_state(rank_, rank_state::compute, until_ps);
+      sc_core::wait(sc_core::sc_time::from_value(until_ps - now_ps()), wake_);
+    }
+    sync->set_state(rank_, rank_state::running);
+  }
+  describe_ = nullptr;
+}
+
 void accelerator::barrier() {
   const std::uint64_t gen = sync->barrier_arrive(rank_);
   block_until([&] { return sync->barrier_generation() >= gen; }, [&] { return "barrier " + std::to_string(gen); });

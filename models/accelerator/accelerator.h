@@ -63,13 +63,18 @@ class accelerator : public sc_core::sc_module, public accelerator_api, public ra
   void reset_flags() override;
   void reduce_f32(std::uint64_t dst_addr, std::uint64_t src_addr, std::uint64_t count) override;
   void compute(std::uint64_t ps) override;
+  bool op_done(std::uint64_t op) const override { return open_ops_.count(op) == 0; }
+  void wait_until(const std::function<bool()>& ready, std::uint64_t until_ps,
+                  const std::function<std::string()>& describe) override;
+  double reduce_rate_bytes_per_s() const override { return p_.reduce_rate_bytes_per_s; }
+  double threadblock_rate_bytes_per_s() const override { return p_.threadblock_rate_bytes_per_s; }
   void barrier() override;
   std::uint64_t now_ps() const override;
 
   // rank_control_if
   void op_complete(std::uint64_t op) override;
   void wake() override { wake_.notify(sc_core::SC_ZERO_TIME); }
-  std::string waiting_for() const override { return waiting_; }
+  std::string waiting_for() const override { return describe_ ? (*describe_)() : waiting_; }
   std::uint64_t read_latency_ps() const override { return p_.memory_latency_ps; }
 
  private:
@@ -93,6 +98,7 @@ class accelerator : public sc_core::sc_module, public accelerator_api, public ra
   std::set<std::uint64_t> open_ops_;
   sc_core::sc_event wake_;
   std::string waiting_;
+  const std::function<std::string()>* describe_ = nullptr;  // wait_until's, while it blocks
   bool done_ = false;
 };
 

@@ -3,6 +3,8 @@
 // fabric (platform.md §7). Every call is made from the rank's own SystemC
 // thread; times are the simulated time of the call.
 #include <cstdint>
+#include <functional>
+#include <string>
 
 namespace fabricsim::models {
 
@@ -44,6 +46,25 @@ class accelerator_api {
   virtual void reduce_f32(std::uint64_t dst_addr, std::uint64_t src_addr, std::uint64_t count) = 0;
   /// Spend `ps` picoseconds computing.
   virtual void compute(std::uint64_t ps) = 0;
+  /// true once operation `op` (a post_write / post_read id) completed; never blocks.
+  virtual bool op_done(std::uint64_t op) const = 0;
+  /// Block until `ready()` holds or simulated time reaches `until_ps`
+  /// (kForever: no time limit), whichever comes first; returns at once if
+  /// either holds on entry. `ready` is re-evaluated whenever something this
+  /// rank may wait on changes (a flag, an operation, the barrier). The rank
+  /// will not post before `until_ps` unless woken. `describe` says what the
+  /// rank waits for; it is called only for a deadlock diagnosis, while the
+  /// call blocks. For software that keeps several streams in flight (the
+  /// schedule executor's threadblocks).
+  virtual void wait_until(const std::function<bool()>& ready, std::uint64_t until_ps,
+                          const std::function<std::string()>& describe) = 0;
+  static constexpr std::uint64_t kForever = ~0ull;
+  /// Throughput of the rank's reduction unit (reduce_f32), input bytes per
+  /// second; 0: reductions take no time.
+  virtual double reduce_rate_bytes_per_s() const { return 0; }
+  /// Copy / reduce throughput of one threadblock (one stream of a schedule),
+  /// bytes per second; 0: off (not modelled).
+  virtual double threadblock_rate_bytes_per_s() const { return 0; }
   /// Zero-cost barrier across all ranks (the paper's synchronous step model).
   virtual void barrier() = 0;
   /// Current simulated time, ps.

@@ -85,7 +85,8 @@ struct RunArgs {
 // under "run", each CSV in a trailing run_id column, trace.json under
 // "otherData.run". The outputs of a previous run in the same folder are removed
 // before simulating, so nothing there can be mixed up with this run's.
-const char* const kRunOutputs[] = {"result.json", "collectives.csv", "links.csv", "trace.json"};
+const char* const kRunOutputs[] = {"result.json", "collectives.csv", "links.csv", "trace.json", "steps.csv",
+                                   "threadblocks.csv"};
 
 report::RunIdentity run_identity(const config::Document& doc, std::uint64_t seed) {
   std::vector<report::InputFile> inputs;
@@ -240,6 +241,12 @@ int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
                              cfg.fabric.name, a.fabric, cfg.workload.collective.algorithm,
                              sw::to_string(cfg.workload.collective.op), cfg.workload.collective.bytes,
                              cfg.fabric.accelerators(), cfg.default_link.policy_name, cfg.seed);
+  if (const auto& S = cfg.workload.schedule) {  // MSCCL minBytes / maxBytes: the sizes it is meant for (not enforced)
+    const std::uint64_t T = cfg.workload.collective.bytes;
+    if ((S->min_bytes && T < S->min_bytes) || (S->max_bytes && T > S->max_bytes))
+      std::cerr << fmt::format("warning: size {} B lies outside the schedule's [minBytes, maxBytes] = [{}, {}]\n", T,
+                               S->min_bytes, S->max_bytes ? std::to_string(S->max_bytes) : std::string("-"));
+  }
   report::TraceWriter tw;
   const sim::FabricRunResult r = sim::run_fabric(cfg, {}, !a.quiet && isatty(2), a.trace ? &tw : nullptr);
   if (!r.ok) {
@@ -252,16 +259,22 @@ int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
     write_atomic(out / "collectives.csv", report::with_run_id_column(sim::collective_csv(cfg, r.row), id.id()));
     write_atomic(out / "links.csv", report::with_run_id_column(r.links_csv, id.id()));
     write_atomic(out / "result.json", result_json(r.json, id));
+    if (!r.steps_csv.empty()) {  // a user's schedule: per-step and per-threadblock timing
+      write_atomic(out / "steps.csv", report::with_run_id_column(r.steps_csv, id.id()));
+      write_atomic(out / "threadblocks.csv", report::with_run_id_column(r.threadblocks_csv, id.id()));
+    }
     if (a.trace) write_trace(out, tw, a.quiet, id);
     written(a);
   }
   if (!a.quiet)
     std::cout << r.summary
-              << fmt::format("  wrote {0}/result.json, {0}/collectives.csv, {0}/links.csv\n", out.string());
+              << fmt::format("  wrote {0}/result.json, {0}/collectives.csv, {0}/links.csv{1}\n", out.string(),
+                             r.steps_csv.empty() ? "" : fmt::format(", {0}/steps.csv, {0}/threadblocks.csv", out.string()));
   if (!r.link_down.empty())
     std::cerr << "warning: terminal failure, the collective did not complete: " << r.link_down << "\n";
   if (r.link_down.empty() && cfg.workload.data && !r.row.correct) {
-    std::cerr << "error: the collective's result is numerically wrong\n";
+    std::cerr << "error: the collective's result is numerically wrong"
+              << (r.first_wrong.empty() ? std::string() : ": " + r.first_wrong) << "\n";
     return 1;
   }
   return 0;

@@ -104,19 +104,21 @@ std::vector<std::pair<std::string, std::string>>& read_registry() {
 
 const std::vector<std::pair<std::string, std::string>>& files_read() { return read_registry(); }
 
+void record_file_read(const std::string& path, const std::string& bytes) {
+  auto& reg = read_registry();
+  const std::string h = report::fnv1a64_hex(bytes);
+  auto it = std::find_if(reg.begin(), reg.end(), [&](const auto& e) { return e.first == path; });
+  if (it == reg.end()) reg.emplace_back(path, h);
+  else it->second = h;
+}
+
 Document load_document(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw ConfigError(fmt::format("{}: is a directory, not a YAML file", path));
   std::ifstream f(path, std::ios::binary);
   if (!f) throw ConfigError(fmt::format("{}: cannot open file", path));
   std::string text{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-  {
-    auto& reg = read_registry();
-    const std::string h = report::fnv1a64_hex(text);
-    auto it = std::find_if(reg.begin(), reg.end(), [&](const auto& e) { return e.first == path; });
-    if (it == reg.end()) reg.emplace_back(path, h);
-    else it->second = h;
-  }
+  record_file_read(path, text);
   Document d;
   d.file = path;
   try {

@@ -41,6 +41,11 @@ Document load_document(const std::string& path);
 /// references, such as ladders).
 const std::vector<std::pair<std::string, std::string>>& files_read();
 
+/// Record a non-YAML input file (e.g. a collective schedule) in files_read(),
+/// with the bytes that were read, so that it enters the run's identity and a
+/// sweep's resume rule like the fabric file and its ladders.
+void record_file_read(const std::string& path, const std::string& bytes);
+
 /// Apply "key.path=value" overrides (from --set). The value is parsed as a
 /// YAML scalar, list or map. A path step may address an existing list item the
 /// way error messages name it: `links[0].a`, `workload.group[2]`. Throws

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -41,6 +44,12 @@ models::accelerator_params parse_accel(config::Section s, const models::accelera
   p.dma_setup_ps = s.time_ps("dma_setup", p.dma_setup_ps);
   p.memory_latency_ps = s.time_ps("memory_latency", p.memory_latency_ps);
   p.flags = static_cast<std::uint32_t>(s.integer("flags", p.flags, 8, 1u << 20));
+  // Schedules (sw/schedule_exec.h): copy / reduce rate of one threadblock; 0 or absent = off.
+  if (s.has("threadblock_rate")) {
+    const std::string v = s.string("threadblock_rate", "off");
+    if (v == "off" || v == "0") p.threadblock_rate_bytes_per_s = 0;
+    else p.threadblock_rate_bytes_per_s = s.rate_bps("threadblock_rate", 0) / 8.0;
+  }
   s.finish();
   return p;
 }
@@ -78,6 +87,78 @@ bool split_endpoint(const std::string& t, std::string& node, std::uint32_t& port
     return false;
   }
   return true;
+}
+
+// ---- users' schedules (workload.algorithm: schedule) -------------------------------
+// Kept in one block: workload.schedule, workload.rank_map, the schedule's
+// checks against this fabric and workload (docs/collectives.md "Schedules").
+
+// workload.schedule: relative to the fabric file's folder, else to the current folder.
+std::string resolve_schedule_path(const config::Section& w, const std::string& value) {
+  namespace fs = std::filesystem;
+  const fs::path v(value);
+  if (v.is_absolute()) return v.string();
+  const fs::path beside = fs::path(w.file()).parent_path() / v;
+  if (fs::exists(beside)) return beside.lexically_normal().string();
+  if (fs::exists(v)) return v.string();
+  w.fail("schedule", fmt::format("schedule file '{}' not found (looked beside the fabric file, {}, and in the "
+                                 "current folder)", value, beside.lexically_normal().string()));
+}
+
+void parse_schedule_workload(WorkloadSpec& W, config::Section& w, const FabricSpec& F, bool op_explicit, int ranks) {
+  if (!w.has("schedule")) w.fail("algorithm", "algorithm: schedule needs workload.schedule: PATH (MSCCL .xml or .yaml)");
+  W.schedule_path = resolve_schedule_path(w, w.string("schedule", ""));
+  std::shared_ptr<sw::Schedule> S;
+  {  // the schedule is an input of the run: its bytes join the run's identity (resume rule)
+    std::ifstream f(W.schedule_path, std::ios::binary);
+    if (f) config::record_file_read(W.schedule_path, std::string{std::istreambuf_iterator<char>(f), {}});
+  }
+  try {
+    S = std::make_shared<sw::Schedule>(sw::load_schedule(W.schedule_path));
+  } catch (const sw::ScheduleError& e) {
+    w.fail("schedule", e.what());
+  }
+  const sw::Op declared = W.collective.op;
+  try {
+    sw::check_run(*S, ranks, op_explicit ? &declared : nullptr, W.collective.bytes);
+  } catch (const sw::ScheduleError& e) {
+    const std::string m = e.what();
+    const std::string key = m.find("workload.collective") != std::string::npos ? "collective"
+                            : m.find("size ") != std::string::npos || m.find("_chunks=") != std::string::npos ? "size"
+                                                                                                               : "schedule";
+    w.fail(w.has(key) ? key : "schedule", m);
+  }
+  W.collective.op = S->op;
+  W.collective.algorithm = "schedule";
+  if (S->op == sw::Op::broadcast && W.collective.root >= ranks)
+    w.fail("root", fmt::format("broadcast root {} out of range [0, {}]", W.collective.root, ranks - 1));
+  // rank_map: schedule rank i runs on the accelerator named by item i (a rank number or a node id).
+  const std::vector<std::string> items = w.strings("rank_map", {});
+  if (!items.empty()) {
+    if (static_cast<int>(items.size()) != ranks)
+      w.fail("rank_map", fmt::format("lists {} accelerators, the schedule has {} ranks", items.size(), ranks));
+    std::vector<bool> used(ranks, false);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      int r = -1;
+      for (const auto& n : F.nodes)
+        if (n.kind == "accelerator" && n.id == items[i]) r = n.rank;
+      if (r < 0) {
+        try {
+          std::size_t pos = 0;
+          const long v = std::stol(items[i], &pos);
+          if (pos == items[i].size() && v >= 0 && v < ranks) r = static_cast<int>(v);
+        } catch (...) {
+        }
+      }
+      if (r < 0)
+        w.fail("rank_map", fmt::format("item {} '{}' is neither an accelerator rank in [0, {}] nor an accelerator id",
+                                       i, items[i], ranks - 1));
+      if (used[r]) w.fail("rank_map", fmt::format("item {} '{}': accelerator rank {} is listed twice", i, items[i], r));
+      used[r] = true;
+      W.rank_map.push_back(r);
+    }
+  }
+  W.schedule = S;
 }
 
 }  // namespace
@@ -219,10 +300,14 @@ FabricRunConfig parse_fabric(config::Section root) {
   }
 
   config::Section w = root.child_or_empty("workload");
+  const bool op_explicit = w.has("collective");
   const std::string op = w.choice("collective", "allreduce",
                                   {"allreduce", "reduce_scatter", "allgather", "alltoall", "broadcast", "sendrecv"});
   c.workload.collective.op = sw::parse_op(op);
-  c.workload.collective.algorithm = w.choice("algorithm", "ring", sw::algorithms(c.workload.collective.op));
+  std::vector<std::string> algs = sw::algorithms(c.workload.collective.op);
+  algs.push_back("schedule");  // a user's schedule (workload.schedule)
+  c.workload.collective.algorithm = w.choice("algorithm", "ring", algs);
+  const bool schedule = c.workload.collective.algorithm == "schedule";
   c.workload.collective.bytes = w.bytes("size", 8ull << 20);
   c.workload.size_src = {where_of(w, "size"), w.path() + ".size"};
   // A TLM-2.0 data length is 32 bits: one DMA operation moves less than 4 GiB,
@@ -239,7 +324,13 @@ FabricRunConfig parse_fabric(config::Section root) {
   c.workload.iterations = static_cast<int>(w.integer("iterations", 1, 1, 1000000));
   c.workload.verify = w.boolean("verify", true);
   c.workload.data = w.boolean("data", true);
-  try {
+  if (schedule) {
+    parse_schedule_workload(c.workload, w, F, op_explicit, rank);
+  } else {
+    for (const char* k : {"schedule", "rank_map"})
+      if (w.has(k)) w.fail(k, "only read with workload.algorithm: schedule");
+  }
+  if (!schedule) try {
     sw::layout(c.workload.collective, rank);
   } catch (const std::invalid_argument& e) {
     const std::string m = e.what();
@@ -289,6 +380,14 @@ nlohmann::ordered_json to_json(const FabricRunConfig& c) {
                    {"pipeline_chunks", c.workload.collective.pipeline_chunks},
                    {"chunk_bytes", c.workload.collective.chunk_bytes},
                    {"verify", c.workload.verify}};
+  if (c.workload.schedule) {
+    const auto& S = *c.workload.schedule;
+    j["workload"]["schedule"] = {{"file", c.workload.schedule_path}, {"format", S.format}, {"name", S.name},
+                                 {"coll", S.coll}, {"proto", S.proto}, {"nchannels", S.nchannels},
+                                 {"nchunksperloop", S.nchunksperloop}, {"ngpus", S.ngpus}, {"inplace", S.inplace},
+                                 {"min_bytes", S.min_bytes}, {"max_bytes", S.max_bytes}};
+    j["workload"]["rank_map"] = c.workload.rank_map;
+  }
   // Every link whose effective parameters differ from defaults.link, in full.
   nlohmann::ordered_json over = nlohmann::ordered_json::array();
   for (const auto& l : c.fabric.links) {
@@ -307,6 +406,7 @@ nlohmann::ordered_json to_json(const FabricRunConfig& c) {
       nj["reduce_rate_bytes_per_s"] = n.accel.reduce_rate_bytes_per_s;
       nj["dma_setup_ps"] = n.accel.dma_setup_ps;
       nj["memory_latency_ps"] = n.accel.memory_latency_ps;
+      if (n.accel.threadblock_rate_bytes_per_s > 0) nj["threadblock_rate_bytes_per_s"] = n.accel.threadblock_rate_bytes_per_s;
     } else {
       nj["latency_ps"] = n.sw.latency_ps;
       nj["output_queue_flits"] = n.sw.output_queue_flits;

@@ -8,11 +8,14 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "platform/config/yaml_config.h"
 #include "platform/fabric/fabric_spec.h"
 #include "sw/collectives.h"
+#include "sw/schedule.h"
 
 namespace fabricsim::fabric {
 
@@ -23,6 +26,12 @@ struct WorkloadSpec {
   bool verify = true;        ///< check every output element against the expected value
   bool data = true;          ///< move real bytes (false: timing only, no accelerator memory allocated)
   SourceRef size_src;        ///< where workload.size (or the workload section) is, for memory errors
+  // ---- users' schedules (workload.algorithm: schedule; docs/collectives.md "Schedules") ----
+  /// The loaded and validated schedule; null for a built-in algorithm (then
+  /// collective.algorithm names it; with a schedule it is "schedule").
+  std::shared_ptr<const sw::Schedule> schedule;
+  std::string schedule_path;  ///< workload.schedule as resolved (fabric file's folder, else the current one)
+  std::vector<int> rank_map;  ///< schedule rank -> accelerator rank (workload.rank_map); empty: in order
 };
 
 /// Everything one fabric run needs.

@@ -9,10 +9,14 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <cstring>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <memory>
+#include <set>
 #include <sstream>
+#include <tuple>
 
 #include <unistd.h>
 
@@ -23,6 +27,7 @@
 #include "models/switch/ualink_switch.h"
 #include "platform/fabric/fabric_graph.h"
 #include "platform/sim/kernel_hooks.h"
+#include "sw/schedule_exec.h"
 
 namespace fabricsim::sim {
 
@@ -50,6 +55,7 @@ struct Timing {
   std::vector<std::uint64_t> start;               // per iteration
   std::vector<std::vector<std::uint64_t>> end;    // per iteration, per rank
   std::vector<bool> correct;                      // per rank
+  std::vector<sw::RankRecords> records;           // schedules: per schedule rank, last iteration
 };
 
 }  // namespace
@@ -69,11 +75,21 @@ const char* correct_text(const fabric::FabricRunConfig& c, const CollectiveRow& 
 }
 }  // namespace
 
+// The algorithm column: a built-in algorithm's name, or "schedule:<name>" (CSV-safe).
+std::string algorithm_label(const fabric::FabricRunConfig& c) {
+  if (!c.workload.schedule) return c.workload.collective.algorithm;
+  std::string n = c.workload.schedule->name;
+  if (n.empty()) n = std::filesystem::path(c.workload.schedule_path).stem().string();
+  for (char& ch : n)
+    if (ch == ',' || ch == '"' || ch == '\n' || ch == '\r') ch = '_';
+  return "schedule:" + n;
+}
+
 std::string collective_csv(const fabric::FabricRunConfig& c, const CollectiveRow& r) {
   return fmt::format(
       "collective,algorithm,ranks,size,count,type,redop,time_us,algbw_GBps,busbw_GBps,correct\n"
       "{},{},{},{},{},float,{},{:.3f},{:.3f},{:.3f},{}\n",
-      sw::to_string(c.workload.collective.op), c.workload.collective.algorithm, c.fabric.accelerators(), r.size_bytes,
+      sw::to_string(c.workload.collective.op), algorithm_label(c), c.fabric.accelerators(), r.size_bytes,
       r.count, redop(c.workload.collective.op), r.time_us, r.algbw_GBps, r.busbw_GBps, correct_text(c, r));
 }
 
@@ -140,7 +156,19 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   auto graph = std::make_shared<const fabric::FabricGraph>(F);
   const int N = static_cast<int>(F.accelerators());
   const sw::CollectiveSpec spec = cfg.workload.collective;
-  const sw::Layout L = sw::layout(spec, N);
+  // A user's schedule (workload.schedule) or a built-in algorithm.
+  const auto sched = cfg.workload.schedule;
+  bool tb_rate = false;  // any threadblock rate: messages move in pieces as they are streamed
+  for (const auto& n : F.nodes) tb_rate = tb_rate || (n.kind == "accelerator" && n.accel.threadblock_rate_bytes_per_s > 0);
+  const auto SL = sched ? std::make_shared<const sw::ScheduleLayout>(
+                              sw::layout_schedule(*sched, spec.bytes, tb_rate ? sw::kRatePieceBytes : 0))
+                        : nullptr;
+  const sw::Layout L = sched ? sw::Layout{} : sw::layout(spec, N);
+  const std::uint64_t need_memory = sched ? SL->memory_bytes : L.total;
+  // Schedule rank of each accelerator rank, and back (workload.rank_map).
+  std::vector<int> fabric_of(N), sched_of(N);
+  for (int i = 0; i < N; ++i) fabric_of[i] = cfg.workload.rank_map.empty() ? i : cfg.workload.rank_map[i];
+  for (int i = 0; i < N; ++i) sched_of[fabric_of[i]] = i;
 
   // Timing core.
   std::vector<fabric_core::EngineNode> en;
@@ -168,8 +196,12 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
       }
     if (n.kind == "accelerator") {
       models::accelerator_params p = n.accel;
-      if (n.auto_memory) p.memory_bytes = std::max<std::uint64_t>(L.total, 4096);
+      if (n.auto_memory) p.memory_bytes = std::max<std::uint64_t>(need_memory, 4096);
       p.functional = cfg.workload.data;
+      if (sched) p.flags = std::max(p.flags, SL->flags);
+      if (p.memory_bytes < need_memory)
+        throw fabric::FabricError(fmt::format("{}: key '{}': the collective needs {} B of accelerator memory, {} has {} B",
+                                              n.src.where, n.src.key, need_memory, n.id, p.memory_bytes));
       nc.params = p;
     } else {
       nc.params = n.sw;
@@ -195,9 +227,38 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   const int iters = cfg.workload.iterations;
   const bool verify = cfg.workload.verify && cfg.workload.data;
   const bool data = cfg.workload.data;
+  if (sched) timing->records.resize(N);
   for (int r = 0; r < N; ++r) {
     if (program) {
       acc[r]->set_program(program, N);
+      continue;
+    }
+    if (sched) {
+      // Schedule rank g on accelerator r: fill g's input, then per iteration
+      // barrier, reset flags, barrier, run the schedule, record.
+      sw::ExecOptions opt;
+      opt.fabric_rank = fabric_of;
+      const int g = sched_of[r];
+      acc[r]->set_program(
+          [timing, sched, SL, opt, g, iters, data](models::accelerator_api& a) {
+            const sw::ScheduleRankLayout& R = SL->ranks[g];
+            for (int it = 0; it < iters; ++it) {
+              if (data) {
+                if (it > 0 && !sched->inplace) std::memset(a.memory() + R.out, 0, R.out_bytes);
+                float* in = reinterpret_cast<float*>(a.memory() + R.in);
+                for (std::uint64_t i = 0; i < R.in_bytes / 4; ++i) in[i] = sw::input_value(g, i);
+              }
+              a.barrier();
+              a.reset_flags();
+              a.barrier();
+              if (g == 0) timing->start[it] = a.now_ps();
+              timing->records[g].clear();
+              sw::run_schedule(a, *sched, *SL, g, opt, &timing->records[g]);
+              timing->end[it][g] = a.now_ps();
+            }
+            a.barrier();
+          },
+          N);
       continue;
     }
     acc[r]->set_program(
@@ -261,8 +322,80 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
     row.algbw_GBps = static_cast<double>(spec.bytes) / (row.time_us * 1e-6) / 1e9;
     row.busbw_GBps = row.algbw_GBps * sw::busbw_factor(spec.op, N);
     row.correct = std::all_of(timing->correct.begin(), timing->correct.end(), [](bool b) { return b; });
+    if (sched && verify) {
+      std::vector<const float*> outs(N);
+      for (int g = 0; g < N; ++g)
+        outs[g] = reinterpret_cast<const float*>(acc[fabric_of[g]]->memory() + SL->ranks[g].out);
+      res.first_wrong = sw::check_outputs(*sched, *SL, outs, spec.root);
+      row.correct = res.first_wrong.empty();
+    }
   } else {
     row.time_us = row.algbw_GBps = row.busbw_GBps = std::numeric_limits<double>::quiet_NaN();
+  }
+
+  // Schedules: per-step and per-threadblock timing, the critical path, trace tracks.
+  nlohmann::ordered_json sched_json;
+  if (sched && completed) {
+    const std::uint64_t t0 = timing->start[iters - 1];
+    auto us = [t0](std::uint64_t ps) { return fmt::format("{:.3f}", (static_cast<double>(ps) - static_cast<double>(t0)) / 1e6); };
+    const auto path = sw::critical_path(*sched, timing->records);
+    std::set<std::tuple<int, int, int>> on_path;
+    for (const auto& p : path) on_path.insert({p.rank, p.tb, p.step});
+    std::ostringstream sc, tc;
+    sc << "rank,accelerator,threadblock,step,type,send,recv,channel,cnt,bytes,start_us,ready_us,end_us,wait_us,busy_us,"
+          "landed_us,critical\n";
+    tc << "rank,accelerator,threadblock,send,recv,channel,steps,bytes_sent,bytes_received,start_us,end_us,wait_us,busy_us\n";
+    const std::uint64_t C = SL->chunk;
+    for (int g = 0; g < N; ++g) {
+      const auto& G = sched->gpus[g];
+      const std::string accn = F.nodes.empty() ? "" : rank_names[fabric_of[g]];
+      if (trace) trace->name_process(100 + g, fmt::format("schedule rank {} ({})", g, accn));
+      for (std::size_t t = 0; t < G.tbs.size(); ++t) {
+        const auto& T = G.tbs[t];
+        const auto& rec = timing->records[g][t];
+        std::uint64_t sent = 0, got = 0, wait = 0, busy = 0;
+        if (trace)
+          trace->name_thread(100 + g, static_cast<int>(t),
+                             fmt::format("threadblock {} (send {} recv {} chan {})", t, T.send, T.recv, T.chan));
+        for (std::size_t k = 0; k < T.steps.size(); ++k) {
+          const auto& P = T.steps[k];
+          const auto& r = rec[k];
+          const std::uint64_t b = P.cnt * C;
+          if (sw::sends(P.type)) sent += b;
+          if (sw::receives(P.type)) got += b;
+          wait += r.ready - r.start;
+          busy += r.end - r.ready;
+          const bool crit = on_path.count({g, static_cast<int>(t), static_cast<int>(k)}) > 0;
+          sc << g << "," << accn << "," << t << "," << k << "," << sw::to_string(P.type) << "," << T.send << ","
+             << T.recv << "," << T.chan << "," << P.cnt << "," << b << "," << us(r.start) << "," << us(r.ready) << ","
+             << us(r.end) << "," << fmt::format("{:.3f}", (r.ready - r.start) / 1e6) << ","
+             << fmt::format("{:.3f}", (r.end - r.ready) / 1e6) << "," << (sw::sends(P.type) ? us(r.landed) : "") << ","
+             << (crit ? 1 : 0) << "\n";
+          if (trace)
+            trace->span(fmt::format("{} {}", k, sw::to_string(P.type)), crit ? "schedule,critical" : "schedule", 100 + g,
+                        static_cast<int>(t), r.start, r.end - r.start,
+                        {{"cnt", P.cnt}, {"bytes", b}, {"wait_us", (r.ready - r.start) / 1e6}, {"critical", crit}});
+        }
+        tc << g << "," << accn << "," << t << "," << T.send << "," << T.recv << "," << T.chan << "," << T.steps.size()
+           << "," << sent << "," << got << "," << (rec.empty() ? us(t0) : us(rec.front().start)) << ","
+           << (rec.empty() ? us(t0) : us(rec.back().end)) << "," << fmt::format("{:.3f}", wait / 1e6) << ","
+           << fmt::format("{:.3f}", busy / 1e6) << "\n";
+      }
+    }
+    res.steps_csv = sc.str();
+    res.threadblocks_csv = tc.str();
+    nlohmann::ordered_json cp = nlohmann::ordered_json::array();
+    for (const auto& p : path) {
+      const auto& r = timing->records[p.rank][p.tb][p.step];
+      cp.push_back({{"rank", p.rank},
+                    {"threadblock", p.tb},
+                    {"step", p.step},
+                    {"type", sw::to_string(sched->gpus[p.rank].tbs[p.tb].steps[p.step].type)},
+                    {"start_us", (static_cast<double>(r.start) - t0) / 1e6},
+                    {"ready_us", (static_cast<double>(r.ready) - t0) / 1e6},
+                    {"end_us", (static_cast<double>(r.end) - t0) / 1e6}});
+    }
+    sched_json = {{"file", cfg.workload.schedule_path}, {"name", sched->name}, {"critical_path", cp}};
   }
 
   // Per-link statistics.
@@ -332,6 +465,11 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
                                      ? nlohmann::ordered_json(row.correct)
                                      : nlohmann::ordered_json("not checked")},
                      {"iterations", iters}};
+  if (sched) {
+    j["collective"]["algorithm"] = algorithm_label(cfg);
+    if (!res.first_wrong.empty()) j["collective"]["first_wrong"] = res.first_wrong;
+    if (!sched_json.is_null()) j["schedule"] = sched_json;
+  }
   j["fabric"] = {{"transmissions", tx},
                  {"replayed_flits", res.replayed_flits},
                  {"fec_bytes", res.fec_bytes},
@@ -363,6 +501,20 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
                     eng.directions(), tx, res.replayed_flits, res.fec_bytes / 1024.0, first_err);
   for (std::size_t i = 0; i < std::min<std::size_t>(5, top.size()); ++i)
     if (top[i].replayed) sm << fmt::format("    {:<40} replayed {}\n", top[i].name, top[i].replayed);
+  if (sched && !sched_json.is_null()) {
+    const auto& cp = sched_json["critical_path"];
+    std::string chain;
+    for (std::size_t i = 0; i < cp.size(); ++i) {
+      if (cp.size() > 12 && i == 6) {
+        chain += fmt::format(" -> ... ({} more)", cp.size() - 12);
+        i = cp.size() - 6;
+      }
+      chain += fmt::format("{}r{}.tb{}.s{}", i ? " -> " : "", cp[i]["rank"].get<int>(), cp[i]["threadblock"].get<int>(),
+                           cp[i]["step"].get<int>());
+    }
+    sm << fmt::format("  schedule {}: critical path of {} steps: {}\n", algorithm_label(cfg), cp.size(), chain);
+  }
+  if (!res.first_wrong.empty()) sm << "  wrong result: " << res.first_wrong << "\n";
   res.summary = sm.str();
   return res;
 }

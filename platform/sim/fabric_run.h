@@ -35,6 +35,10 @@ struct FabricRunResult {
   nlohmann::ordered_json json;   ///< result.json
   std::string links_csv;         ///< one row per link direction
   std::string summary;           ///< human summary for stdout
+  // Users' schedules (workload.algorithm: schedule) only:
+  std::string first_wrong;       ///< the first wrong rank and chunk ("" if correct or not checked)
+  std::string steps_csv;         ///< one row per rank x threadblock x step (last iteration)
+  std::string threadblocks_csv;  ///< one row per rank x threadblock
 };
 
 /// Software a rank runs instead of the configured workload (tests, custom

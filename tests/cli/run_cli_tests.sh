@@ -1089,6 +1089,196 @@ t_rifl_determinism_and_trace() {
 check "rifl link: unsupported frame, 0 lanes, BER, ON/OFF, buffers, --policy: exit 2, file:line, key" t_rifl_bad_input
 check "rifl link: a BER at which the link cannot progress ends with a diagnosis (exit 3)" t_rifl_hopeless_ber_diagnosis
 check "rifl link runs are byte-identical when repeated; --trace shows retransmissions" t_rifl_determinism_and_trace
+# ------------------------------------------------------ users' schedules ---
+# tests/cli/fixtures/schedule-ring2.yaml runs schedules/allreduce-2.xml; the
+# bad schedules beside it differ from it in the line their comment names.
+SCHED_FAB="$FIXTURES/schedule-ring2.yaml"
+SCHED_DIR="$FIXTURES/schedules"
+
+t_schedule_runs() {
+  local out="$RES/sched-ok" f
+  for f in allreduce-2.xml allreduce-2.yaml; do
+    rm -rf -- "$out"
+    fs run "$SCHED_FAB" --set "workload.schedule=schedules/$f" --quiet --out "$out"
+    [[ $rc -eq 0 ]] || { note "$f: exit $rc"; show_output; continue; }
+    grep -q '^allreduce,schedule:allreduce-2[a-z-]*,2,65536,16384,float,sum,.*,true$' "$out/collectives.csv" ||
+      note "$f: collectives.csv has no correct schedule row: $(tail -1 "$out/collectives.csv")"
+    [[ $(wc -l <"$out/steps.csv") -eq 9 ]] || note "$f: steps.csv should have 8 steps"
+    [[ $(wc -l <"$out/threadblocks.csv") -eq 3 ]] || note "$f: threadblocks.csv should have 2 threadblocks"
+    grep -q '"critical_path"' "$out/result.json" || note "$f: result.json has no critical path"
+  done
+}
+
+t_schedule_bad_files() {
+  local spec name line what out
+  # file:line:what
+  for spec in "malformed.xml:10:malformed XML" "unknown-type.xml:6:unknown step type 'rrx'" \
+              "unknown-buffer.xml:7:unknown buffer srcbuf=\"x\"" "offset-outside.xml:5:lie outside buffer i" \
+              "unmatched-send.xml:7:no receive matches it" "count-mismatch.xml:16:moves 2 chunks, the receive 1" \
+              "dep-cycle.xml:7:dependency cycle on rank 0" "unknown-key.yaml:13:unknown key 'recieve'"; do
+    name=${spec%%:*}
+    line=${spec#*:}
+    what=${line#*:}
+    line=${line%%:*}
+    out="$RES/sched-$name"
+    fs run "$SCHED_FAB" --set "workload.schedule=schedules/$name" --out "$out"
+    expect_bad_input "$out" "$SCHED_DIR/$name:$line: " "$what" "workload.schedule"
+  done
+}
+
+t_schedule_ngpus() {
+  fs run "$SCHED_FAB" --set fabric.accelerators=4 --out "$RES/sched-ngpus"
+  expect_bad_input "$RES/sched-ngpus" "schedule-ring2.yaml:10:" "allreduce-2.xml:2: " "ngpus=2" "4 accelerators"
+}
+
+t_schedule_coll() {
+  fs run "$SCHED_FAB" --set workload.collective=allgather --out "$RES/sched-coll"
+  expect_bad_input "$RES/sched-coll" "--set workload.collective" "allreduce-2.xml:2: " "coll 'allreduce' disagrees"
+}
+
+t_schedule_missing() {
+  fs run "$SCHED_FAB" --set workload.schedule=schedules/nonexistent.xml --out "$RES/sched-missing"
+  expect_bad_input "$RES/sched-missing" "--set workload.schedule" "nonexistent.xml' not found"
+}
+
+t_schedule_wrong_result() {
+  fs run "$SCHED_FAB" --set workload.schedule=schedules/wrong-result.xml --quiet --out "$RES/sched-wrong"
+  [[ $rc -eq 1 ]] || note "exit $rc, expected 1"
+  grep -qF "rank 0 chunk 0 of its output" "$ERR" || { note "stderr does not name rank 0 chunk 0"; show_output; }
+  grep -q ',false$' "$RES/sched-wrong/collectives.csv" || note "collectives.csv does not say correct=false"
+}
+
+t_schedule_deadlock() {
+  fs run "$SCHED_FAB" --set workload.schedule=schedules/deadlock.xml --quiet --out "$RES/sched-dead"
+  [[ $rc -eq 3 ]] || note "exit $rc, expected 3"
+  grep -qF "deadlock" "$ERR" || note "stderr does not say deadlock"
+  grep -qF "acc0 waits for schedule rank 0:" "$ERR" || note "stderr does not name acc0 / schedule rank 0"
+  grep -qF "threadblock 0 step 0 (rrc): waits for message 0 from rank 1" "$ERR" ||
+    note "stderr does not name rank 0's threadblock and step"
+  grep -qF "threadblock 0 step 0 (rrc): waits for message 0 from rank 0" "$ERR" ||
+    note "stderr does not name rank 1's threadblock and step"
+  [[ ! -e $RES/sched-dead ]] || note "a deadlocked run wrote its output directory"
+  ((bad == 0)) || show_output
+}
+
+# issue: the shipped 8-rank ring schedule on ring8 at 8 MiB lands within 1 % of
+# the built-in ring algorithm (same fabric, same seed), with exact results.
+t_schedule_ring_vs_builtin() {
+  local tb ts
+  fs run "$ROOT/topologies/ring8.yaml" --quiet --out "$RES/ring-builtin"
+  [[ $rc -eq 0 ]] || { note "built-in ring: exit $rc"; show_output; return; }
+  fs run "$ROOT/topologies/ring8.yaml" --set workload.algorithm=schedule \
+    --set workload.schedule=schedules/ring-allreduce-8.xml --quiet --out "$RES/ring-sched"
+  [[ $rc -eq 0 ]] || { note "ring schedule: exit $rc"; show_output; return; }
+  tb=$(tail -1 "$RES/ring-builtin/collectives.csv" | cut -d, -f8)
+  ts=$(tail -1 "$RES/ring-sched/collectives.csv" | cut -d, -f8)
+  grep -q ',8388608,.*,true$' "$RES/ring-sched/collectives.csv" || note "schedule row not 8 MiB and correct"
+  python3 -c "import sys; b, s = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(s / b - 1) <= 0.01 else 1)" \
+    "$tb" "$ts" || note "schedule $ts us vs built-in ring $tb us: more than 1 % apart"
+}
+
+# With a threadblock rate the GPU, not the link, limits: two channels (two
+# threadblocks per rank) finish the ring in well under the time of one.
+t_schedule_channels_matter() {
+  local t1 t2
+  fs run "$ROOT/topologies/ring8.yaml" --set workload.algorithm=schedule --set workload.schedule=schedules/ring-allreduce-8.xml \
+    --set defaults.accelerator.threadblock_rate=20GB/s --quiet --out "$RES/tb1"
+  t1=$(tail -1 "$RES/tb1/collectives.csv" | cut -d, -f8)
+  fs run "$ROOT/topologies/ring8.yaml" --set workload.algorithm=schedule --set workload.schedule=schedules/ring-allreduce-8-c2.xml \
+    --set defaults.accelerator.threadblock_rate=20GB/s --quiet --out "$RES/tb2"
+  t2=$(tail -1 "$RES/tb2/collectives.csv" | cut -d, -f8)
+  python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if b < 0.7 * a else 1)" "$t1" "$t2" ||
+    note "one channel $t1 us, two channels $t2 us: two should be much faster under a threadblock rate"
+}
+
+# workload.schedule as a sweep axis; an edited schedule file re-runs its points (nothing stale).
+t_schedule_sweep_axis() {
+  local d="$TMP/sched-study" out="$RES/sched-sweep" m1 m2
+  mkdir -p "$d/schedules"
+  cp "$SCHED_DIR/allreduce-2.xml" "$SCHED_DIR/allreduce-2.yaml" "$d/schedules/"
+  cp "$SCHED_FAB" "$d/fabric.yaml"
+  cat >"$d/study.yaml" <<'YAML'
+study:
+  name: sched-axis
+  fabric: fabric.yaml
+  policies: [preface]
+  seeds: {first: 1, count: 1}
+  grid:
+    workload.schedule: [schedules/allreduce-2.xml, schedules/allreduce-2.yaml]
+YAML
+  fs sweep "$d/study.yaml" --jobs 2 --out "$out"
+  [[ $rc -eq 0 ]] || { note "sweep: exit $rc"; show_output; return; }
+  [[ $(wc -l <"$out/results.csv") -eq 3 ]] || note "results.csv should have 2 rows"
+  grep -q '^workload.schedule=schedules/allreduce-2.xml,' "$out/results.csv" || note "no row for the XML schedule"
+  grep -q '^workload.schedule=schedules/allreduce-2.yaml,' "$out/results.csv" || note "no row for the YAML schedule"
+  m1=$(mtimes "$out")
+  sleep 1
+  fs sweep "$d/study.yaml" --jobs 2 --out "$out"
+  [[ $(mtimes "$out") == "$m1" ]] || note "an unchanged study re-ran points"
+  sed -i 's/name: allreduce-2-yaml/name: allreduce-2-edited/' "$d/schedules/allreduce-2.yaml"
+  fs sweep "$d/study.yaml" --jobs 2 --out "$out"
+  [[ $rc -eq 0 ]] || { note "sweep after the edit: exit $rc"; show_output; return; }
+  m2=$(mtimes "$out")
+  [[ $(grep -c allreduce-2.xml <<<"$m2") -eq 1 && $(grep allreduce-2.xml <<<"$m1") == $(grep allreduce-2.xml <<<"$m2") ]] ||
+    note "the XML point re-ran although its schedule did not change"
+  [[ $(grep allreduce-2.yaml <<<"$m1" | cut -d' ' -f1) != $(grep allreduce-2.yaml <<<"$m2" | cut -d' ' -f1) ]] ||
+    note "the YAML point was reused although its schedule file changed"
+}
+
+check "8-rank ring schedule on ring8 at 8 MiB within 1 % of the built-in ring, exact" t_schedule_ring_vs_builtin
+t_schedule_trace() {
+  fs run "$SCHED_FAB" --trace --quiet --out "$RES/sched-trace"
+  [[ $rc -eq 0 ]] || { note "exit $rc"; show_output; return; }
+  python3 - "$RES/sched-trace/trace.json" <<'PY' || note "trace.json lacks the rank x threadblock tracks or their step spans"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "thread_name"}
+procs = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "process_name"}
+steps = [e for e in ev if e.get("ph") == "X" and e.get("cat", "").startswith("schedule")]
+assert procs.get(100) == "schedule rank 0 (acc0)" and procs.get(101) == "schedule rank 1 (acc1)", procs
+assert threads.get((100, 0)) == "threadblock 0 (send 1 recv 1 chan 0)", threads
+assert len(steps) == 8, len(steps)  # 2 ranks x 1 threadblock x 4 steps
+assert sum(1 for e in steps if "critical" in e["cat"]) >= 3
+PY
+}
+
+check "workload.schedule as a sweep grid axis; an edited schedule re-runs its points" t_schedule_sweep_axis
+# An explicit fabric (two accelerators behind a switch), ranks mapped by node id.
+t_schedule_explicit_rank_map() {
+  cat >"$FX/sched-explicit.yaml" <<YAML
+fabric: {name: sched-explicit, kind: explicit}
+nodes:
+  - {id: gpuA, kind: accelerator}
+  - {id: sw0, kind: ualink-switch}
+  - {id: gpuB, kind: accelerator}
+links:
+  - {a: gpuA.0, b: sw0.0}
+  - {a: gpuB.0, b: sw0.1}
+workload:
+  algorithm: schedule
+  schedule: $SCHED_DIR/allreduce-2.xml
+  rank_map: [gpuB, gpuA]
+  size: 64KiB
+YAML
+  fs run "$FX/sched-explicit.yaml" --quiet --out "$RES/sched-explicit"
+  [[ $rc -eq 0 ]] || { note "exit $rc"; show_output; return; }
+  grep -q ',true$' "$RES/sched-explicit/collectives.csv" || note "not correct on the explicit fabric"
+  grep -q '^0,gpuB,' "$RES/sched-explicit/steps.csv" || note "schedule rank 0 did not run on gpuB"
+  sed 's/rank_map: \[gpuB, gpuA\]/rank_map: [gpuB, 1]/' "$FX/sched-explicit.yaml" >"$FX/sched-dup.yaml"
+  fs run "$FX/sched-dup.yaml" --out "$RES/sched-dup"
+  expect_bad_input "$RES/sched-dup" "sched-dup.yaml:" "workload.rank_map" "listed twice"
+}
+
+check "schedule run --trace: one track per rank x threadblock, one span per step" t_schedule_trace
+check "schedule on an explicit fabric with rank_map by node id; a rank listed twice is exit 2" t_schedule_explicit_rank_map
+check "threadblock rate: a 2-channel ring schedule beats the 1-channel one" t_schedule_channels_matter
+check "schedule (MSCCL XML and native YAML) runs, correct, steps.csv / threadblocks.csv / critical path" t_schedule_runs
+check "bad schedules (malformed XML, unknown type / buffer / key, offset outside, unmatched send, count mismatch, cycle): exit 2, file:line" t_schedule_bad_files
+check "schedule ngpus differs from the fabric's ranks: exit 2, both files" t_schedule_ngpus
+check "schedule coll disagrees with workload.collective: exit 2" t_schedule_coll
+check "missing schedule file: exit 2" t_schedule_missing
+check "schedule that computes the wrong result: exit 1 naming rank and chunk" t_schedule_wrong_result
+check "schedule that deadlocks: exit 3, diagnosis names rank, threadblock and step" t_schedule_deadlock
 
 echo "$passed passed, $failed failed"
 ((failed == 0))

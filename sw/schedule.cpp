@@ -1,0 +1,641 @@
+#include "sw/schedule.h"
+
+#include <pugixml.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace fabricsim::sw {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& file, int line, const std::string& what) {
+  throw ScheduleError(file + ":" + std::to_string(line) + ": " + what);
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// MSCCL `coll` names (and ours) -> Op.
+bool parse_coll(const std::string& name, Op& op) {
+  const std::string n = lower(name);
+  if (n == "allreduce") op = Op::allreduce;
+  else if (n == "allgather") op = Op::allgather;
+  else if (n == "reducescatter" || n == "reduce_scatter") op = Op::reduce_scatter;
+  else if (n == "alltoall") op = Op::alltoall;
+  else if (n == "broadcast") op = Op::broadcast;
+  else return false;
+  return true;
+}
+const char* kColls = "allreduce, allgather, reducescatter, alltoall, broadcast";
+
+bool parse_buf(const std::string& n, Buf& b) {
+  if (n == "i") b = Buf::input;
+  else if (n == "o") b = Buf::output;
+  else if (n == "s") b = Buf::scratch;
+  else return false;
+  return true;
+}
+
+bool parse_int(const std::string& t, long long& v) {
+  if (t.empty()) return false;
+  std::size_t pos = 0;
+  try {
+    v = std::stoll(t, &pos);
+  } catch (...) {
+    return false;
+  }
+  return pos == t.size();
+}
+
+// ---- MSCCL XML ---------------------------------------------------------------
+
+class XmlReader {
+ public:
+  XmlReader(const std::string& text, std::string file) : file_(std::move(file)) {
+    line_starts_.push_back(0);
+    for (std::size_t i = 0; i < text.size(); ++i)
+      if (text[i] == '\n') line_starts_.push_back(i + 1);
+  }
+  int line_of(std::ptrdiff_t offset) const {
+    if (offset < 0) return 0;
+    const auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), static_cast<std::size_t>(offset));
+    return static_cast<int>(it - line_starts_.begin());
+  }
+  int line(const pugi::xml_node& n) const { return line_of(n.offset_debug()); }
+  [[noreturn]] void fail_at(const pugi::xml_node& n, const std::string& what) const { fail(file_, line(n), what); }
+
+  long long integer(const pugi::xml_node& n, const char* name, bool required, long long dflt, long long lo, long long hi) const {
+    const pugi::xml_attribute a = n.attribute(name);
+    if (!a) {
+      if (required) fail_at(n, std::string("<") + n.name() + "> lacks attribute '" + name + "'");
+      return dflt;
+    }
+    long long v = 0;
+    if (!parse_int(a.value(), v))
+      fail_at(n, std::string("<") + n.name() + "> attribute " + name + "=\"" + a.value() + "\" is not an integer");
+    if (v < lo || v > hi)
+      fail_at(n, std::string("<") + n.name() + "> attribute " + name + "=" + std::to_string(v) + " outside [" +
+                     std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return v;
+  }
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+  std::vector<std::size_t> line_starts_;
+};
+
+constexpr long long kMaxChunks = 1ll << 40;
+constexpr long long kMaxIds = 1 << 20;
+
+}  // namespace
+
+bool parse_step_type(const std::string& n, StepType& t) {
+  static const std::map<std::string, StepType> m{
+      {"s", StepType::send},          {"r", StepType::recv},  {"rcs", StepType::recv_copy_send},
+      {"rrc", StepType::recv_reduce_copy}, {"rrs", StepType::recv_reduce_send},
+      {"rrcs", StepType::recv_reduce_copy_send}, {"re", StepType::reduce}, {"cpy", StepType::copy},
+      {"nop", StepType::nop}};
+  const auto it = m.find(n);
+  if (it == m.end()) return false;
+  t = it->second;
+  return true;
+}
+
+std::string to_string(StepType t) {
+  switch (t) {
+    case StepType::send: return "s";
+    case StepType::recv: return "r";
+    case StepType::recv_copy_send: return "rcs";
+    case StepType::recv_reduce_copy: return "rrc";
+    case StepType::recv_reduce_send: return "rrs";
+    case StepType::recv_reduce_copy_send: return "rrcs";
+    case StepType::reduce: return "re";
+    case StepType::copy: return "cpy";
+    case StepType::nop: return "nop";
+  }
+  return "?";
+}
+
+std::string to_string(Buf b) { return b == Buf::input ? "i" : b == Buf::output ? "o" : "s"; }
+
+bool receives(StepType t) {
+  return t == StepType::recv || t == StepType::recv_copy_send || t == StepType::recv_reduce_copy ||
+         t == StepType::recv_reduce_send || t == StepType::recv_reduce_copy_send;
+}
+bool sends(StepType t) {
+  return t == StepType::send || t == StepType::recv_copy_send || t == StepType::recv_reduce_send ||
+         t == StepType::recv_reduce_copy_send;
+}
+bool reads_src(StepType t) {
+  return t == StepType::send || t == StepType::recv_reduce_copy || t == StepType::recv_reduce_send ||
+         t == StepType::recv_reduce_copy_send || t == StepType::reduce || t == StepType::copy;
+}
+bool writes_dst(StepType t) {
+  return t == StepType::recv || t == StepType::recv_copy_send || t == StepType::recv_reduce_copy ||
+         t == StepType::recv_reduce_copy_send || t == StepType::reduce || t == StepType::copy;
+}
+
+Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
+  XmlReader X(text, file);
+  pugi::xml_document doc;
+  const pugi::xml_parse_result pr = doc.load_buffer(text.data(), text.size(), pugi::parse_default, pugi::encoding_auto);
+  if (!pr) fail(file, X.line_of(pr.offset), std::string("malformed XML: ") + pr.description());
+  const pugi::xml_node algo = doc.child("algo");
+  if (!algo) {
+    const pugi::xml_node first = doc.first_child().type() == pugi::node_element ? doc.first_child() : doc.document_element();
+    fail(file, first ? X.line(first) : 1, "an MSCCL schedule has one <algo> element at the top");
+  }
+  Schedule S;
+  S.file = file;
+  S.format = "msccl-xml";
+  S.line = X.line(algo);
+  S.coll_line = S.ngpus_line = S.line;
+  S.name = algo.attribute("name").value();
+  S.proto = algo.attribute("proto") ? algo.attribute("proto").value() : "Simple";
+  if (S.proto != "Simple" && S.proto != "LL" && S.proto != "LL128")
+    X.fail_at(algo, "<algo> proto=\"" + S.proto + "\" is not one of Simple, LL, LL128");
+  S.nchannels = static_cast<int>(X.integer(algo, "nchannels", false, 1, 1, kMaxIds));
+  S.nchunksperloop = static_cast<std::uint64_t>(X.integer(algo, "nchunksperloop", true, 1, 1, kMaxChunks));
+  S.ngpus = static_cast<int>(X.integer(algo, "ngpus", true, 0, 1, kMaxIds));
+  if (!algo.attribute("coll")) X.fail_at(algo, "<algo> lacks attribute 'coll'");
+  S.coll = algo.attribute("coll").value();
+  if (!parse_coll(S.coll, S.op))
+    X.fail_at(algo, "<algo> coll=\"" + S.coll + "\" has no definition to check against (known: " + kColls + ")");
+  S.inplace = X.integer(algo, "inplace", false, 0, 0, 1) == 1;
+  X.integer(algo, "outofplace", false, 0, 0, 1);
+  S.min_bytes = static_cast<std::uint64_t>(X.integer(algo, "minBytes", false, 0, 0, std::numeric_limits<long long>::max()));
+  S.max_bytes = static_cast<std::uint64_t>(X.integer(algo, "maxBytes", false, 0, 0, std::numeric_limits<long long>::max()));
+  for (const pugi::xml_node& g : algo.children()) {
+    if (g.type() != pugi::node_element) continue;
+    if (std::string(g.name()) != "gpu") X.fail_at(g, std::string("unknown element <") + g.name() + "> in <algo> (expected <gpu>)");
+    ScheduleGpu G;
+    G.id = static_cast<int>(X.integer(g, "id", true, 0, 0, kMaxIds));
+    G.i_chunks = static_cast<std::uint64_t>(X.integer(g, "i_chunks", true, 0, 0, kMaxChunks));
+    G.o_chunks = static_cast<std::uint64_t>(X.integer(g, "o_chunks", true, 0, 0, kMaxChunks));
+    G.s_chunks = static_cast<std::uint64_t>(X.integer(g, "s_chunks", false, 0, 0, kMaxChunks));
+    G.line = X.line(g);
+    for (const pugi::xml_node& t : g.children()) {
+      if (t.type() != pugi::node_element) continue;
+      if (std::string(t.name()) != "tb") X.fail_at(t, std::string("unknown element <") + t.name() + "> in <gpu> (expected <tb>)");
+      ScheduleThreadblock T;
+      T.id = static_cast<int>(X.integer(t, "id", true, 0, 0, kMaxIds));
+      T.send = static_cast<int>(X.integer(t, "send", true, -1, -1, kMaxIds));
+      T.recv = static_cast<int>(X.integer(t, "recv", true, -1, -1, kMaxIds));
+      T.chan = static_cast<int>(X.integer(t, "chan", false, 0, 0, kMaxIds));
+      T.line = X.line(t);
+      for (const pugi::xml_node& st : t.children()) {
+        if (st.type() != pugi::node_element) continue;
+        if (std::string(st.name()) != "step")
+          X.fail_at(st, std::string("unknown element <") + st.name() + "> in <tb> (expected <step>)");
+        ScheduleStep P;
+        P.line = X.line(st);
+        P.s = static_cast<int>(X.integer(st, "s", true, 0, 0, kMaxIds));
+        if (!st.attribute("type")) X.fail_at(st, "<step> lacks attribute 'type'");
+        const std::string ty = st.attribute("type").value();
+        if (!parse_step_type(ty, P.type))
+          X.fail_at(st, "unknown step type '" + ty + "' (known: s, r, rcs, rrc, rrs, rrcs, re, cpy, nop)");
+        // Buffers and offsets are read where the step uses them; elsewhere
+        // msccl-tools writes informational values (e.g. -1).
+        auto buf = [&](const char* attr, bool used, Buf dflt) {
+          const pugi::xml_attribute a = st.attribute(attr);
+          Buf b = dflt;
+          if (!a) {
+            if (used) X.fail_at(st, "<step> of type " + ty + " lacks attribute '" + attr + "'");
+            return b;
+          }
+          if (!parse_buf(a.value(), b)) {
+            if (used || std::string(a.value()) != "")
+              X.fail_at(st, std::string("unknown buffer ") + attr + "=\"" + a.value() + "\" (known: i, o, s)");
+          }
+          return b;
+        };
+        const bool us = reads_src(P.type), ud = writes_dst(P.type);
+        P.srcbuf = buf("srcbuf", us, Buf::input);
+        P.dstbuf = buf("dstbuf", ud, Buf::output);
+        const long long so = X.integer(st, "srcoff", us, -1, -1, kMaxChunks);
+        const long long dof = X.integer(st, "dstoff", ud, -1, -1, kMaxChunks);
+        if (us && so < 0) X.fail_at(st, "<step> srcoff=" + std::to_string(so) + " outside buffer " + to_string(P.srcbuf));
+        if (ud && dof < 0) X.fail_at(st, "<step> dstoff=" + std::to_string(dof) + " outside buffer " + to_string(P.dstbuf));
+        P.srcoff = so < 0 ? 0 : static_cast<std::uint64_t>(so);
+        P.dstoff = dof < 0 ? 0 : static_cast<std::uint64_t>(dof);
+        const long long cnt = X.integer(st, "cnt", P.type != StepType::nop, 0, 0, kMaxChunks);
+        if (P.type != StepType::nop && cnt < 1) X.fail_at(st, "<step> cnt must be >= 1 for a step that moves data");
+        P.cnt = static_cast<std::uint64_t>(cnt);
+        P.depid = static_cast<int>(X.integer(st, "depid", false, -1, -1, kMaxIds));
+        P.deps = static_cast<int>(X.integer(st, "deps", false, -1, -1, kMaxIds));
+        P.hasdep = X.integer(st, "hasdep", false, 0, 0, 1) == 1;
+        T.steps.push_back(P);
+      }
+      G.tbs.push_back(std::move(T));
+    }
+    S.gpus.push_back(std::move(G));
+  }
+  return S;
+}
+
+// ---- native YAML ----------------------------------------------------------------
+
+namespace {
+
+class YamlReader {
+ public:
+  explicit YamlReader(std::string file) : file_(std::move(file)) {}
+  static int line(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
+  [[noreturn]] void fail_at(const YAML::Node& n, const std::string& what) const { fail(file_, line(n), what); }
+  void keys(const YAML::Node& m, const std::string& where, const std::set<std::string>& allowed) const {
+    if (!m.IsMap()) fail_at(m, where + " must be a map");
+    for (auto it = m.begin(); it != m.end(); ++it) {
+      const std::string k = it->first.Scalar();
+      if (!allowed.count(k)) {
+        std::string known;
+        for (const auto& a : allowed) known += (known.empty() ? "" : ", ") + a;
+        fail_at(it->first, "unknown key '" + k + "' in " + where + " (known: " + known + ")");
+      }
+    }
+  }
+  long long integer(const YAML::Node& m, const std::string& key, bool required, long long dflt, long long lo,
+                    long long hi, const std::string& where) const {
+    const YAML::Node v = m[key];
+    if (!v) {
+      if (required) fail_at(m, where + " lacks key '" + key + "'");
+      return dflt;
+    }
+    long long x = 0;
+    if (!v.IsScalar() || !parse_int(v.Scalar(), x)) fail_at(v, where + "." + key + ": '" + scalar(v) + "' is not an integer");
+    if (x < lo || x > hi)
+      fail_at(v, where + "." + key + ": " + std::to_string(x) + " outside [" + std::to_string(lo) + ", " +
+                     std::to_string(hi) + "]");
+    return x;
+  }
+  std::string string(const YAML::Node& m, const std::string& key, bool required, const std::string& dflt,
+                     const std::string& where) const {
+    const YAML::Node v = m[key];
+    if (!v) {
+      if (required) fail_at(m, where + " lacks key '" + key + "'");
+      return dflt;
+    }
+    if (!v.IsScalar()) fail_at(v, where + "." + key + " must be a single value");
+    return v.Scalar();
+  }
+  bool boolean(const YAML::Node& m, const std::string& key, bool dflt, const std::string& where) const {
+    const YAML::Node v = m[key];
+    if (!v) return dflt;
+    const std::string s = v.IsScalar() ? v.Scalar() : "";
+    if (s == "true") return true;
+    if (s == "false") return false;
+    fail_at(v, where + "." + key + ": '" + s + "' is not true or false");
+  }
+  // "o[3]" -> (output, 3)
+  void buffer_ref(const YAML::Node& v, const std::string& where, Buf& b, std::uint64_t& off) const {
+    const std::string s = v.IsScalar() ? v.Scalar() : "";
+    long long k = -1;
+    if (s.size() < 4 || s[1] != '[' || s.back() != ']' || !parse_buf(s.substr(0, 1), b) ||
+        !parse_int(s.substr(2, s.size() - 3), k) || k < 0)
+      fail_at(v, where + ": '" + s + "' is not BUFFER[CHUNK] with BUFFER i, o or s (e.g. o[3])");
+    off = static_cast<std::uint64_t>(k);
+  }
+  static std::string scalar(const YAML::Node& v) { return v.IsScalar() ? v.Scalar() : "(not a single value)"; }
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+};
+
+}  // namespace
+
+Schedule parse_schedule_yaml(const std::string& text, const std::string& file) {
+  YamlReader Y(file);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    fail(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "malformed YAML: " + e.msg);
+  }
+  if (!root || !root.IsMap() || !root["schedule"]) fail(file, 1, "a native schedule file has one top-level key 'schedule'");
+  Y.keys(root, "the file", {"schedule"});
+  const YAML::Node s = root["schedule"];
+  Y.keys(s, "schedule", {"name", "collective", "ranks", "chunks", "protocol", "channels", "inplace", "buffers",
+                         "min_bytes", "max_bytes", "gpus"});
+  Schedule S;
+  S.file = file;
+  S.format = "yaml";
+  S.line = YamlReader::line(s);
+  S.name = Y.string(s, "name", false, "", "schedule");
+  S.coll = Y.string(s, "collective", true, "", "schedule");
+  S.coll_line = YamlReader::line(s["collective"]);
+  if (!parse_coll(S.coll, S.op))
+    Y.fail_at(s["collective"], "schedule.collective '" + S.coll + "' has no definition to check against (known: " + kColls + ")");
+  S.ngpus = static_cast<int>(Y.integer(s, "ranks", true, 0, 1, kMaxIds, "schedule"));
+  S.ngpus_line = YamlReader::line(s["ranks"]);
+  S.nchunksperloop = static_cast<std::uint64_t>(Y.integer(s, "chunks", true, 1, 1, kMaxChunks, "schedule"));
+  S.proto = Y.string(s, "protocol", false, "Simple", "schedule");
+  if (S.proto != "Simple" && S.proto != "LL" && S.proto != "LL128")
+    Y.fail_at(s["protocol"], "schedule.protocol '" + S.proto + "' is not one of Simple, LL, LL128");
+  S.nchannels = static_cast<int>(Y.integer(s, "channels", false, 1, 1, kMaxIds, "schedule"));
+  S.inplace = Y.boolean(s, "inplace", false, "schedule");
+  S.min_bytes = static_cast<std::uint64_t>(Y.integer(s, "min_bytes", false, 0, 0, std::numeric_limits<long long>::max(), "schedule"));
+  S.max_bytes = static_cast<std::uint64_t>(Y.integer(s, "max_bytes", false, 0, 0, std::numeric_limits<long long>::max(), "schedule"));
+  std::uint64_t di = S.nchunksperloop, dout = S.nchunksperloop, ds = 0;
+  auto read_buffers = [&](const YAML::Node& b, const std::string& where, std::uint64_t& i, std::uint64_t& o,
+                          std::uint64_t& sc) {
+    if (!b) return;
+    Y.keys(b, where, {"input", "output", "scratch"});
+    i = static_cast<std::uint64_t>(Y.integer(b, "input", false, static_cast<long long>(i), 0, kMaxChunks, where));
+    o = static_cast<std::uint64_t>(Y.integer(b, "output", false, static_cast<long long>(o), 0, kMaxChunks, where));
+    sc = static_cast<std::uint64_t>(Y.integer(b, "scratch", false, static_cast<long long>(sc), 0, kMaxChunks, where));
+  };
+  read_buffers(s["buffers"], "schedule.buffers", di, dout, ds);
+  const YAML::Node gpus = s["gpus"];
+  if (!gpus || !gpus.IsSequence()) Y.fail_at(gpus ? gpus : s, "schedule.gpus must be a list of ranks");
+  for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
+    const YAML::Node g = gpus[gi];
+    const std::string gw = "schedule.gpus[" + std::to_string(gi) + "]";
+    Y.keys(g, gw, {"rank", "buffers", "threadblocks"});
+    ScheduleGpu G;
+    G.line = YamlReader::line(g);
+    G.id = static_cast<int>(Y.integer(g, "rank", true, 0, 0, kMaxIds, gw));
+    G.i_chunks = di;
+    G.o_chunks = dout;
+    G.s_chunks = ds;
+    read_buffers(g["buffers"], gw + ".buffers", G.i_chunks, G.o_chunks, G.s_chunks);
+    const YAML::Node tbs = g["threadblocks"];
+    if (tbs && !tbs.IsSequence()) Y.fail_at(tbs, gw + ".threadblocks must be a list");
+    for (std::size_t ti = 0; tbs && ti < tbs.size(); ++ti) {
+      const YAML::Node t = tbs[ti];
+      const std::string tw = gw + ".threadblocks[" + std::to_string(ti) + "]";
+      Y.keys(t, tw, {"id", "send", "recv", "channel", "steps"});
+      ScheduleThreadblock T;
+      T.line = YamlReader::line(t);
+      T.id = static_cast<int>(Y.integer(t, "id", false, static_cast<long long>(ti), 0, kMaxIds, tw));
+      T.send = static_cast<int>(Y.integer(t, "send", false, -1, -1, kMaxIds, tw));
+      T.recv = static_cast<int>(Y.integer(t, "recv", false, -1, -1, kMaxIds, tw));
+      T.chan = static_cast<int>(Y.integer(t, "channel", false, 0, 0, kMaxIds, tw));
+      const YAML::Node steps = t["steps"];
+      if (steps && !steps.IsSequence()) Y.fail_at(steps, tw + ".steps must be a list");
+      for (std::size_t si = 0; steps && si < steps.size(); ++si) {
+        const YAML::Node p = steps[si];
+        const std::string pw = tw + ".steps[" + std::to_string(si) + "]";
+        Y.keys(p, pw, {"type", "src", "dst", "cnt", "after"});
+        ScheduleStep P;
+        P.line = YamlReader::line(p);
+        P.s = static_cast<int>(si);
+        const std::string ty = Y.string(p, "type", true, "", pw);
+        if (!parse_step_type(ty, P.type))
+          Y.fail_at(p["type"], pw + ": unknown step type '" + ty + "' (known: s, r, rcs, rrc, rrs, rrcs, re, cpy, nop)");
+        if (reads_src(P.type)) {
+          if (!p["src"]) Y.fail_at(p, pw + ": a step of type " + ty + " needs 'src'");
+          Y.buffer_ref(p["src"], pw + ".src", P.srcbuf, P.srcoff);
+        } else if (p["src"]) {
+          Y.fail_at(p["src"], pw + ": a step of type " + ty + " reads no source (drop 'src')");
+        }
+        if (writes_dst(P.type)) {
+          if (!p["dst"]) Y.fail_at(p, pw + ": a step of type " + ty + " needs 'dst'");
+          Y.buffer_ref(p["dst"], pw + ".dst", P.dstbuf, P.dstoff);
+        } else if (p["dst"]) {
+          Y.fail_at(p["dst"], pw + ": a step of type " + ty + " writes no destination (drop 'dst')");
+        }
+        P.cnt = static_cast<std::uint64_t>(
+            Y.integer(p, "cnt", false, P.type == StepType::nop ? 0 : 1, P.type == StepType::nop ? 0 : 1, kMaxChunks, pw));
+        if (const YAML::Node a = p["after"]) {
+          long long tb = -1, st = -1;
+          if (!a.IsSequence() || a.size() != 2 || !a[0].IsScalar() || !a[1].IsScalar() || !parse_int(a[0].Scalar(), tb) ||
+              !parse_int(a[1].Scalar(), st) || tb < 0 || st < 0)
+            Y.fail_at(a, pw + ".after must be [THREADBLOCK, STEP] (both >= 0)");
+          P.depid = static_cast<int>(tb);
+          P.deps = static_cast<int>(st);
+        }
+        T.steps.push_back(P);
+      }
+      G.tbs.push_back(std::move(T));
+    }
+    S.gpus.push_back(std::move(G));
+  }
+  // hasdep: derived (informational in MSCCL, too).
+  for (auto& G : S.gpus)
+    for (auto& T : G.tbs)
+      for (auto& P : T.steps)
+        if (P.depid >= 0 && P.depid < static_cast<int>(G.tbs.size()) && P.deps >= 0 &&
+            P.deps < static_cast<int>(G.tbs[P.depid].steps.size()))
+          G.tbs[P.depid].steps[P.deps].hasdep = true;
+  return S;
+}
+
+// ---- validation --------------------------------------------------------------------
+
+void validate(const Schedule& S) {
+  const std::string& F = S.file;
+  if (static_cast<int>(S.gpus.size()) != S.ngpus)
+    fail(F, S.ngpus_line, "ngpus is " + std::to_string(S.ngpus) + " but the schedule lists " +
+                              std::to_string(S.gpus.size()) + " GPUs");
+  for (int g = 0; g < S.ngpus; ++g) {
+    const ScheduleGpu& G = S.gpus[g];
+    if (G.id != g) fail(F, G.line, "GPU ids must run 0, 1, ... in order: expected " + std::to_string(g) + ", found " + std::to_string(G.id));
+    std::map<std::pair<int, int>, int> send_conn, recv_conn;
+    for (std::size_t t = 0; t < G.tbs.size(); ++t) {
+      const ScheduleThreadblock& T = G.tbs[t];
+      const std::string tn = "rank " + std::to_string(g) + " threadblock " + std::to_string(T.id);
+      if (T.id != static_cast<int>(t))
+        fail(F, T.line, "threadblock ids of rank " + std::to_string(g) + " must run 0, 1, ... in order: expected " +
+                            std::to_string(t) + ", found " + std::to_string(T.id));
+      for (int peer : {T.send, T.recv}) {
+        if (peer >= S.ngpus) fail(F, T.line, tn + ": peer rank " + std::to_string(peer) + " outside [0, " + std::to_string(S.ngpus - 1) + "]");
+        if (peer == g) fail(F, T.line, tn + ": a threadblock cannot send to or receive from its own rank");
+      }
+      if (T.chan >= S.nchannels)
+        fail(F, T.line, tn + ": channel " + std::to_string(T.chan) + " outside [0, nchannels - 1 = " + std::to_string(S.nchannels - 1) + "]");
+      if (T.send >= 0 && !send_conn.emplace(std::make_pair(T.send, T.chan), T.id).second)
+        fail(F, T.line, tn + " and threadblock " + std::to_string(send_conn[{T.send, T.chan}]) + " both send to rank " +
+                            std::to_string(T.send) + " on channel " + std::to_string(T.chan) + " (one connection per peer and channel)");
+      if (T.recv >= 0 && !recv_conn.emplace(std::make_pair(T.recv, T.chan), T.id).second)
+        fail(F, T.line, tn + " and threadblock " + std::to_string(recv_conn[{T.recv, T.chan}]) + " both receive from rank " +
+                            std::to_string(T.recv) + " on channel " + std::to_string(T.chan) + " (one connection per peer and channel)");
+      for (std::size_t k = 0; k < T.steps.size(); ++k) {
+        const ScheduleStep& P = T.steps[k];
+        const std::string sn = tn + " step " + std::to_string(P.s) + " (" + to_string(P.type) + ")";
+        if (P.s != static_cast<int>(k))
+          fail(F, P.line, tn + ": steps must be numbered 0, 1, ... in order: expected " + std::to_string(k) + ", found " + std::to_string(P.s));
+        if (sends(P.type) && T.send < 0) fail(F, P.line, sn + " sends, but the threadblock has no send peer (send=-1)");
+        if (receives(P.type) && T.recv < 0) fail(F, P.line, sn + " receives, but the threadblock has no recv peer (recv=-1)");
+        auto chunks = [&](Buf b) { return b == Buf::input ? G.i_chunks : b == Buf::output ? G.o_chunks : G.s_chunks; };
+        auto inside = [&](Buf b, std::uint64_t off, const char* what) {
+          const std::uint64_t n = chunks(b);
+          if (off > n || P.cnt > n - off)
+            fail(F, P.line, sn + ": " + what + " chunks [" + std::to_string(off) + ", " + std::to_string(off + P.cnt) +
+                                ") lie outside buffer " + to_string(b) + " of " + std::to_string(n) + " chunks");
+        };
+        if (reads_src(P.type)) inside(P.srcbuf, P.srcoff, "source");
+        if (writes_dst(P.type)) inside(P.dstbuf, P.dstoff, "destination");
+        if ((P.depid < 0) != (P.deps < 0))
+          fail(F, P.line, sn + ": depid and deps go together (both -1 or both set)");
+        if (P.depid >= 0) {
+          if (P.depid >= static_cast<int>(G.tbs.size()))
+            fail(F, P.line, sn + ": depid " + std::to_string(P.depid) + " names no threadblock of rank " + std::to_string(g));
+          if (P.deps >= static_cast<int>(G.tbs[P.depid].steps.size()))
+            fail(F, P.line, sn + ": deps " + std::to_string(P.deps) + " names no step of threadblock " + std::to_string(P.depid) +
+                                " (it has " + std::to_string(G.tbs[P.depid].steps.size()) + ")");
+        }
+      }
+    }
+    // Dependency cycles on this GPU: nodes (tb, step), edges step order and depid/deps.
+    std::vector<std::size_t> base(G.tbs.size() + 1, 0);
+    for (std::size_t t = 0; t < G.tbs.size(); ++t) base[t + 1] = base[t] + G.tbs[t].steps.size();
+    const std::size_t n = base.back();
+    std::vector<std::vector<std::size_t>> pred(n);
+    for (std::size_t t = 0; t < G.tbs.size(); ++t)
+      for (std::size_t k = 0; k < G.tbs[t].steps.size(); ++k) {
+        const ScheduleStep& P = G.tbs[t].steps[k];
+        if (k > 0) pred[base[t] + k].push_back(base[t] + k - 1);
+        if (P.depid >= 0) pred[base[t] + k].push_back(base[P.depid] + P.deps);
+      }
+    std::vector<int> color(n, 0);  // 0 new, 1 on stack, 2 done
+    std::vector<std::size_t> parent(n, n);
+    auto name = [&](std::size_t v) {
+      const std::size_t t = static_cast<std::size_t>(std::upper_bound(base.begin(), base.end(), v) - base.begin()) - 1;
+      return std::make_pair(t, v - base[t]);
+    };
+    for (std::size_t root = 0; root < n; ++root) {
+      if (color[root]) continue;
+      std::vector<std::pair<std::size_t, std::size_t>> stack{{root, 0}};
+      color[root] = 1;
+      while (!stack.empty()) {
+        auto& [v, i] = stack.back();
+        if (i < pred[v].size()) {
+          const std::size_t w = pred[v][i++];
+          if (color[w] == 1) {
+            // Cycle: w ... v -> w (v waits for w, which waits ... for v).
+            // parent[x] waits for x; v waits for w.
+            auto label = [&](std::size_t x) {
+              const auto [t, k] = name(x);
+              return "threadblock " + std::to_string(t) + " step " + std::to_string(k);
+            };
+            std::string path;
+            for (std::size_t x = v;; x = parent[x]) {
+              path = label(x) + (path.empty() ? "" : " -> " + path);
+              if (x == w || parent[x] == n) break;
+            }
+            const auto [t, k] = name(v);
+            fail(F, G.tbs[t].steps[k].line, "dependency cycle on rank " + std::to_string(g) + ": " + path + " -> " +
+                                                label(w) + " (A -> B: A waits for B, through step order or depid/deps)");
+          }
+          if (color[w] == 0) {
+            color[w] = 1;
+            parent[w] = v;
+            stack.emplace_back(w, 0);
+          }
+        } else {
+          color[v] = 2;
+          stack.pop_back();
+        }
+      }
+    }
+  }
+  // Sends and receives pair up in step order per connection (sender, receiver, channel).
+  for (int g = 0; g < S.ngpus; ++g)
+    for (const ScheduleThreadblock& T : S.gpus[g].tbs) {
+      if (T.send < 0) continue;
+      const ScheduleThreadblock* R = nullptr;
+      for (const ScheduleThreadblock& U : S.gpus[T.send].tbs)
+        if (U.recv == g && U.chan == T.chan) R = &U;
+      std::vector<const ScheduleStep*> tx, rx;
+      for (const auto& P : T.steps)
+        if (sends(P.type)) tx.push_back(&P);
+      if (R)
+        for (const auto& P : R->steps)
+          if (receives(P.type)) rx.push_back(&P);
+      const std::string conn = " from rank " + std::to_string(g) + " to rank " + std::to_string(T.send) + " on channel " +
+                               std::to_string(T.chan);
+      for (std::size_t m = 0; m < std::max(tx.size(), rx.size()); ++m) {
+        if (m >= rx.size())
+          fail(F, tx[m]->line, "rank " + std::to_string(g) + " threadblock " + std::to_string(T.id) + " step " +
+                                   std::to_string(tx[m]->s) + " sends message " + std::to_string(m) + conn +
+                                   ", but no receive matches it (rank " + std::to_string(T.send) +
+                                   (R ? " threadblock " + std::to_string(R->id) + " receives " + std::to_string(rx.size()) + " messages)"
+                                      : " has no threadblock with recv=" + std::to_string(g) + " on that channel)"));
+        if (m >= tx.size())
+          fail(F, rx[m]->line, "rank " + std::to_string(T.send) + " threadblock " + std::to_string(R->id) + " step " +
+                                   std::to_string(rx[m]->s) + " receives message " + std::to_string(m) + conn +
+                                   ", but no send matches it (rank " + std::to_string(g) + " threadblock " +
+                                   std::to_string(T.id) + " sends " + std::to_string(tx.size()) + " messages)");
+        if (tx[m]->cnt != rx[m]->cnt)
+          fail(F, rx[m]->line, "message " + std::to_string(m) + conn + ": the send (line " + std::to_string(tx[m]->line) +
+                                   ") moves " + std::to_string(tx[m]->cnt) + " chunks, the receive " + std::to_string(rx[m]->cnt));
+      }
+    }
+  // A receiving threadblock whose sender has no threadblock towards it.
+  for (int g = 0; g < S.ngpus; ++g)
+    for (const ScheduleThreadblock& R : S.gpus[g].tbs) {
+      if (R.recv < 0) continue;
+      bool any_rx = false;
+      for (const auto& P : R.steps) any_rx = any_rx || receives(P.type);
+      if (!any_rx) continue;
+      bool found = false;
+      for (const ScheduleThreadblock& T : S.gpus[R.recv].tbs) found = found || (T.send == g && T.chan == R.chan);
+      if (!found) {
+        for (const auto& P : R.steps)
+          if (receives(P.type))
+            fail(F, P.line, "rank " + std::to_string(g) + " threadblock " + std::to_string(R.id) + " step " +
+                                std::to_string(P.s) + " receives from rank " + std::to_string(R.recv) + " on channel " +
+                                std::to_string(R.chan) + ", but no send matches it (rank " + std::to_string(R.recv) +
+                                " has no threadblock with send=" + std::to_string(g) + " on that channel)");
+      }
+    }
+}
+
+std::uint64_t op_in_bytes(Op op, std::uint64_t T, int N) { return op == Op::allgather ? T / N : T; }
+std::uint64_t op_out_bytes(Op op, std::uint64_t T, int N) { return op == Op::reduce_scatter ? T / N : T; }
+
+std::uint64_t chunk_bytes(const Schedule& s, std::uint64_t bytes) { return bytes / s.nchunksperloop; }
+
+void check_run(const Schedule& S, int ranks, const Op* explicit_op, std::uint64_t T) {
+  const std::string& F = S.file;
+  if (S.ngpus != ranks)
+    fail(F, S.ngpus_line, "the schedule is for ngpus=" + std::to_string(S.ngpus) + " ranks, the fabric has " +
+                              std::to_string(ranks) + " accelerators");
+  if (explicit_op && *explicit_op != S.op)
+    fail(F, S.coll_line, "coll '" + S.coll + "' disagrees with workload.collective '" + to_string(*explicit_op) + "'");
+  if (T == 0 || T % (4 * S.nchunksperloop) != 0)
+    fail(F, S.line, "size " + std::to_string(T) + " B is not a positive multiple of 4 B x nchunksperloop (" +
+                        std::to_string(4 * S.nchunksperloop) + " B): chunks hold whole float32 values");
+  if (T % (4ull * ranks) != 0)
+    fail(F, S.line, "size " + std::to_string(T) + " B is not a multiple of 4 B x ranks (" + std::to_string(4 * ranks) + " B)");
+  const std::uint64_t C = chunk_bytes(S, T);
+  const std::uint64_t in = op_in_bytes(S.op, T, ranks), out = op_out_bytes(S.op, T, ranks);
+  for (const ScheduleGpu& G : S.gpus) {
+    if (G.o_chunks * C != out)
+      fail(F, G.line, "rank " + std::to_string(G.id) + ": o_chunks=" + std::to_string(G.o_chunks) + " gives " +
+                          std::to_string(G.o_chunks * C) + " B of output, " + S.coll + " of " + std::to_string(T) +
+                          " B needs " + std::to_string(out) + " B (" + std::to_string(out / C) + " chunks)");
+    if (G.i_chunks * C != in && !(S.inplace && G.i_chunks == 0))
+      fail(F, G.line, "rank " + std::to_string(G.id) + ": i_chunks=" + std::to_string(G.i_chunks) + " gives " +
+                          std::to_string(G.i_chunks * C) + " B of input, " + S.coll + " of " + std::to_string(T) +
+                          " B needs " + std::to_string(in) + " B (" + std::to_string(in / C) + " chunks)");
+  }
+}
+
+Schedule load_schedule(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw ScheduleError(path + ": cannot read the schedule file");
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  const std::string text = ss.str();
+  const auto dot = path.rfind('.');
+  const std::string ext = dot == std::string::npos ? "" : lower(path.substr(dot));
+  Schedule s;
+  if (ext == ".xml") s = parse_msccl_xml(text, path);
+  else if (ext == ".yaml" || ext == ".yml") s = parse_schedule_yaml(text, path);
+  else throw ScheduleError(path + ": unknown schedule format (expected .xml for MSCCL XML or .yaml / .yml)");
+  validate(s);
+  return s;
+}
+
+}  // namespace fabricsim::sw

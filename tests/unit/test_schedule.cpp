@@ -1,0 +1,332 @@
+// Unit tests (no SystemC) of users' schedules: the MSCCL XML and native YAML
+// parsers, the validator's errors (file:line: what), the step semantics run by
+// the executor over a fake fabric (tests/unit/fake_world.h: random delivery
+// order, no time), the correctness check and the critical path.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "sw/schedule.h"
+#include "sw/schedule_exec.h"
+#include "tests/unit/fake_world.h"
+
+namespace {
+
+namespace sw = fabricsim::sw;
+using fabricsim::models::accelerator_api;
+using fabricsim_test::FakeWorld;
+
+const std::string kRoot = FABRICSIM_SOURCE_DIR;
+
+std::string read(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// The two-rank AllReduce of the CLI fixtures.
+std::string two_rank() { return read(kRoot + "/tests/cli/fixtures/schedules/allreduce-2.xml"); }
+
+std::string replace(std::string s, const std::string& a, const std::string& b) {
+  const auto p = s.find(a);
+  EXPECT_NE(p, std::string::npos) << a;
+  if (p != std::string::npos) s.replace(p, a.size(), b);
+  return s;
+}
+
+// ScheduleError of parse + validate, "" if none.
+std::string error_of(const std::string& xml) {
+  try {
+    sw::validate(sw::parse_msccl_xml(xml, "t.xml"));
+  } catch (const sw::ScheduleError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Run `s` at `bytes` on a fake fabric (seeded delivery order); "" or the first wrong rank and chunk.
+std::string run_fake(const sw::Schedule& s, std::uint64_t bytes, std::uint32_t seed, std::string* err = nullptr) {
+  const sw::ScheduleLayout L = sw::layout_schedule(s, bytes);
+  FakeWorld w(s.ngpus, L.memory_bytes, 0, seed);
+  const std::string e = w.run([&](accelerator_api& a) {
+    const auto& R = L.ranks[a.rank()];
+    for (std::uint64_t i = 0; i < R.in_bytes / 4; ++i) {
+      const float v = sw::input_value(a.rank(), i);
+      std::memcpy(a.memory() + R.in + 4 * i, &v, 4);
+    }
+    a.barrier();
+    sw::run_schedule(a, s, L, a.rank());
+  });
+  if (err) *err = e;
+  if (!e.empty()) return "run failed: " + e;
+  std::vector<std::vector<float>> outs(s.ngpus);
+  std::vector<const float*> ptr(s.ngpus);
+  for (int r = 0; r < s.ngpus; ++r) {
+    outs[r].resize(L.ranks[r].out_bytes / 4);
+    std::memcpy(outs[r].data(), w.memory(r) + L.ranks[r].out, L.ranks[r].out_bytes);
+    ptr[r] = outs[r].data();
+  }
+  return sw::check_outputs(s, L, ptr);
+}
+
+}  // namespace
+
+// ---- parsers ---------------------------------------------------------------------
+
+TEST(ScheduleParse, MscclXmlFieldsAndLines) {
+  const sw::Schedule s = sw::parse_msccl_xml(two_rank(), "a.xml");
+  EXPECT_EQ(s.name, "allreduce-2");
+  EXPECT_EQ(s.op, sw::Op::allreduce);
+  EXPECT_EQ(s.ngpus, 2);
+  EXPECT_EQ(s.nchunksperloop, 2u);
+  EXPECT_EQ(s.proto, "Simple");
+  EXPECT_FALSE(s.inplace);
+  ASSERT_EQ(s.gpus.size(), 2u);
+  EXPECT_EQ(s.gpus[1].line, 11);
+  const auto& t = s.gpus[0].tbs.at(0);
+  EXPECT_EQ(t.send, 1);
+  EXPECT_EQ(t.recv, 1);
+  ASSERT_EQ(t.steps.size(), 4u);
+  EXPECT_EQ(t.steps[1].type, sw::StepType::recv_reduce_copy);
+  EXPECT_EQ(t.steps[1].srcbuf, sw::Buf::input);
+  EXPECT_EQ(t.steps[1].dstbuf, sw::Buf::output);
+  EXPECT_EQ(t.steps[0].srcoff, 1u);
+  EXPECT_EQ(t.steps[1].line, 6);
+  EXPECT_NO_THROW(sw::validate(s));
+}
+
+TEST(ScheduleParse, YamlFormCarriesTheSameSteps) {
+  const sw::Schedule x = sw::parse_msccl_xml(two_rank(), "a.xml");
+  const sw::Schedule y = sw::load_schedule(kRoot + "/tests/cli/fixtures/schedules/allreduce-2.yaml");
+  ASSERT_EQ(x.gpus.size(), y.gpus.size());
+  for (std::size_t g = 0; g < x.gpus.size(); ++g) {
+    EXPECT_EQ(x.gpus[g].i_chunks, y.gpus[g].i_chunks);
+    EXPECT_EQ(x.gpus[g].o_chunks, y.gpus[g].o_chunks);
+    ASSERT_EQ(x.gpus[g].tbs.size(), y.gpus[g].tbs.size());
+    for (std::size_t t = 0; t < x.gpus[g].tbs.size(); ++t) {
+      const auto &a = x.gpus[g].tbs[t], &b = y.gpus[g].tbs[t];
+      EXPECT_EQ(a.send, b.send);
+      EXPECT_EQ(a.recv, b.recv);
+      ASSERT_EQ(a.steps.size(), b.steps.size());
+      for (std::size_t k = 0; k < a.steps.size(); ++k) {
+        EXPECT_EQ(a.steps[k].type, b.steps[k].type);
+        EXPECT_EQ(a.steps[k].cnt, b.steps[k].cnt);
+        if (sw::reads_src(a.steps[k].type)) {
+          EXPECT_EQ(a.steps[k].srcoff, b.steps[k].srcoff);
+        }
+        if (sw::writes_dst(a.steps[k].type)) {
+          EXPECT_EQ(a.steps[k].dstoff, b.steps[k].dstoff);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(y.gpus[0].tbs[0].steps[1].line, 16);
+}
+
+TEST(ScheduleParse, ShippedXmlAndYamlFormsAgree) {
+  for (const char* n : {"ring-allreduce-8", "allpairs-allreduce-8", "ring-allgather-8", "alltoall-8",
+                        "hierarchical-allreduce-4x4"}) {
+    const auto x = sw::load_schedule(kRoot + "/topologies/schedules/" + std::string(n) + ".xml");
+    const auto y = sw::load_schedule(kRoot + "/topologies/schedules/" + std::string(n) + ".yaml");
+    ASSERT_EQ(x.gpus.size(), y.gpus.size()) << n;
+    std::size_t steps_x = 0, steps_y = 0;
+    for (std::size_t g = 0; g < x.gpus.size(); ++g)
+      for (std::size_t t = 0; t < x.gpus[g].tbs.size(); ++t) {
+        steps_x += x.gpus[g].tbs[t].steps.size();
+        steps_y += y.gpus[g].tbs[t].steps.size();
+        for (std::size_t k = 0; k < x.gpus[g].tbs[t].steps.size(); ++k) {
+          EXPECT_EQ(x.gpus[g].tbs[t].steps[k].type, y.gpus[g].tbs[t].steps[k].type) << n;
+          EXPECT_EQ(x.gpus[g].tbs[t].steps[k].depid, y.gpus[g].tbs[t].steps[k].depid) << n;
+          EXPECT_EQ(x.gpus[g].tbs[t].steps[k].deps, y.gpus[g].tbs[t].steps[k].deps) << n;
+        }
+      }
+    EXPECT_EQ(steps_x, steps_y) << n;
+    EXPECT_GT(steps_x, 0u);
+  }
+}
+
+// ---- validator -------------------------------------------------------------------
+
+TEST(ScheduleValidate, BadInputNamesFileLineAndWhat) {
+  const std::string g = two_rank();
+  EXPECT_EQ(error_of(g), "");
+  // A <tb> never closed: pugixml stops at the mismatched </gpu> on line 9.
+  EXPECT_EQ(error_of(replace(g, "    </tb>\n  </gpu>\n  <gpu id=\"1\"", "  </gpu>\n  <gpu id=\"1\"")),
+            "t.xml:9: malformed XML: Start-end tags mismatch");
+  EXPECT_NE(error_of(replace(g, "type=\"rrc\"", "type=\"rrx\"")).find("t.xml:6: unknown step type 'rrx'"), std::string::npos);
+  EXPECT_NE(error_of(replace(g, "srcbuf=\"o\"", "srcbuf=\"q\"")).find("t.xml:7: unknown buffer"), std::string::npos);
+  EXPECT_NE(error_of(replace(g, "srcoff=\"1\" dstbuf", "srcoff=\"2\" dstbuf")).find("t.xml:5:"), std::string::npos);
+  EXPECT_NE(error_of(replace(g, "coll=\"allreduce\"", "coll=\"allmagic\"")).find("t.xml:2: <algo> coll=\"allmagic\""),
+            std::string::npos);
+  EXPECT_NE(error_of(replace(g, "send=\"1\" recv=\"1\"", "send=\"0\" recv=\"1\"")).find("own rank"), std::string::npos);
+  EXPECT_NE(error_of(replace(g, "send=\"1\" recv=\"1\"", "send=\"5\" recv=\"1\"")).find("outside [0, 1]"), std::string::npos);
+  EXPECT_NE(error_of(replace(g, "ngpus=\"2\"", "ngpus=\"3\"")).find("lists 2 GPUs"), std::string::npos);
+  EXPECT_NE(error_of(replace(g, "depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n      <step s=\"2\"",
+                             "depid=\"0\" deps=\"3\" hasdep=\"0\"/>\n      <step s=\"2\""))
+                .find("dependency cycle on rank 0"),
+            std::string::npos);
+  EXPECT_NE(error_of(replace(g, "depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n      <step s=\"2\"",
+                             "depid=\"4\" deps=\"0\" hasdep=\"0\"/>\n      <step s=\"2\""))
+                .find("depid 4 names no threadblock"),
+            std::string::npos);
+  // A count mismatch names the receive's line and both counts.
+  EXPECT_NE(error_of(replace(g, "srcoff=\"0\" dstbuf=\"o\" dstoff=\"-1\" cnt=\"1\"", "srcoff=\"0\" dstbuf=\"o\" dstoff=\"-1\" cnt=\"2\""))
+                .find("t.xml:16: message 1 from rank 0 to rank 1 on channel 0: the send (line 7) moves 2 chunks"),
+            std::string::npos);
+  // The second send of rank 0 has no receive once rank 1's last step is a local copy.
+  const std::string unmatched = replace(g, "type=\"r\" srcbuf=\"i\" srcoff=\"-1\" dstbuf=\"o\" dstoff=\"0\"",
+                                        "type=\"cpy\" srcbuf=\"i\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"0\"");
+  EXPECT_NE(error_of(unmatched).find("t.xml:7: rank 0 threadblock 0 step 2 sends message 1"), std::string::npos);
+}
+
+TEST(ScheduleValidate, RunChecksNgpusCollAndSizes) {
+  const sw::Schedule s = sw::parse_msccl_xml(two_rank(), "a.xml");
+  auto err = [&](int ranks, const sw::Op* op, std::uint64_t bytes) {
+    try {
+      sw::check_run(s, ranks, op, bytes);
+    } catch (const sw::ScheduleError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(err(2, nullptr, 65536), "");
+  EXPECT_NE(err(4, nullptr, 65536).find("a.xml:2: the schedule is for ngpus=2 ranks, the fabric has 4"), std::string::npos);
+  const sw::Op ag = sw::Op::allgather, ar = sw::Op::allreduce;
+  EXPECT_NE(err(2, &ag, 65536).find("coll 'allreduce' disagrees with workload.collective 'allgather'"), std::string::npos);
+  EXPECT_EQ(err(2, &ar, 65536), "");
+  EXPECT_NE(err(2, nullptr, 65536 + 4).find("not a positive multiple of 4 B x nchunksperloop"), std::string::npos);
+  // An AllGather schedule's output must hold N x input.
+  const sw::Schedule g = sw::load_schedule(kRoot + "/topologies/schedules/ring-allgather-8.xml");
+  EXPECT_NO_THROW(sw::check_run(g, 8, nullptr, 8 << 20));
+}
+
+// ---- executor and step semantics ------------------------------------------------
+
+TEST(ScheduleExec, ShippedSchedulesAreExactUnderRandomDelivery) {
+  for (const char* n : {"ring-allreduce-8.xml", "ring-allreduce-8-c2.xml", "allpairs-allreduce-8.xml",
+                        "ring-allgather-8.xml", "allpairs-allgather-8.xml", "alltoall-8.xml",
+                        "hierarchical-allreduce-4x4.xml", "ring-allreduce-8.yaml", "alltoall-8.yaml",
+                        "ring-reducescatter-8.xml", "chain-broadcast-8.xml"}) {
+    const sw::Schedule s = sw::load_schedule(kRoot + "/topologies/schedules/" + n);
+    for (std::uint32_t seed : {1u, 2u, 3u}) EXPECT_EQ(run_fake(s, 4096 * s.nchunksperloop, seed), "") << n << " seed " << seed;
+  }
+}
+
+TEST(ScheduleExec, AllPairs64IsExact) {
+  const sw::Schedule s = sw::load_schedule(kRoot + "/topologies/schedules/allpairs-allreduce-64.xml");
+  EXPECT_EQ(run_fake(s, 64 * 64, 1), "");
+}
+
+TEST(ScheduleExec, TwoRankFixtureIsExactAndWrongResultIsNamed) {
+  const sw::Schedule good = sw::parse_msccl_xml(two_rank(), "a.xml");
+  EXPECT_EQ(run_fake(good, 1024, 7), "");
+  // Rank 0 stores what it receives without adding its own copy (r instead of rrc).
+  const sw::Schedule bad = sw::parse_msccl_xml(replace(two_rank(), "type=\"rrc\"", "type=\"r\""), "b.xml");
+  sw::validate(bad);
+  const std::string w = run_fake(bad, 1024, 7);
+  EXPECT_EQ(w.rfind("rank 0 chunk 0 of its output (element 0): expected 3, got 2", 0), 0u) << w;
+}
+
+// re, cpy, nop and dependencies across threadblocks: rank r receives the
+// peer's copy of chunk r into scratch (tb 0), a local threadblock (tb 1)
+// waits for it (nop), copies i[r] to o[r] and reduces the scratch chunk in;
+// tb 0 sends o[r] only after that reduction (depid / deps).
+TEST(ScheduleExec, LocalStepsAndCrossThreadblockDependencies) {
+  std::string xml = R"(<algo name="local" nchunksperloop="2" ngpus="2" coll="allreduce" inplace="0">)";
+  for (int r = 0; r < 2; ++r) {
+    const int p = 1 - r;
+    xml += "<gpu id=\"" + std::to_string(r) + "\" i_chunks=\"2\" o_chunks=\"2\" s_chunks=\"1\">";
+    xml += "<tb id=\"0\" send=\"" + std::to_string(p) + "\" recv=\"" + std::to_string(p) + "\" chan=\"0\">";
+    xml += "<step s=\"0\" type=\"s\" srcbuf=\"i\" srcoff=\"" + std::to_string(p) + "\" dstbuf=\"o\" dstoff=\"-1\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>";
+    xml += "<step s=\"1\" type=\"r\" srcbuf=\"i\" srcoff=\"-1\" dstbuf=\"s\" dstoff=\"0\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"1\"/>";
+    xml += "<step s=\"2\" type=\"s\" srcbuf=\"o\" srcoff=\"" + std::to_string(r) + "\" dstbuf=\"o\" dstoff=\"-1\" cnt=\"1\" depid=\"1\" deps=\"2\" hasdep=\"0\"/>";
+    xml += "<step s=\"3\" type=\"r\" srcbuf=\"i\" srcoff=\"-1\" dstbuf=\"o\" dstoff=\"" + std::to_string(p) + "\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>";
+    xml += "</tb><tb id=\"1\" send=\"-1\" recv=\"-1\" chan=\"0\">";
+    xml += "<step s=\"0\" type=\"nop\" srcbuf=\"i\" srcoff=\"-1\" dstbuf=\"o\" dstoff=\"-1\" cnt=\"0\" depid=\"0\" deps=\"1\" hasdep=\"0\"/>";
+    xml += "<step s=\"1\" type=\"cpy\" srcbuf=\"i\" srcoff=\"" + std::to_string(r) + "\" dstbuf=\"o\" dstoff=\"" + std::to_string(r) + "\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>";
+    xml += "<step s=\"2\" type=\"re\" srcbuf=\"s\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"" + std::to_string(r) + "\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"1\"/>";
+    xml += "</tb></gpu>";
+  }
+  xml += "</algo>";
+  const sw::Schedule s = sw::parse_msccl_xml(xml, "local.xml");
+  sw::validate(s);
+  for (std::uint32_t seed = 1; seed <= 5; ++seed) EXPECT_EQ(run_fake(s, 2048, seed), "") << seed;
+  // Without the dependency, tb 0 may send o[r] before it holds the sum: some order shows it.
+  std::string loose = xml;
+  for (std::size_t p; (p = loose.find("depid=\"1\" deps=\"2\"")) != std::string::npos;)
+    loose.replace(p, 18, "depid=\"-1\" deps=\"-1\"");
+  const sw::Schedule l = sw::parse_msccl_xml(loose, "loose.xml");
+  sw::validate(l);
+  bool some_wrong = false;
+  for (std::uint32_t seed = 1; seed <= 20 && !some_wrong; ++seed) some_wrong = !run_fake(l, 2048, seed).empty();
+  EXPECT_TRUE(some_wrong) << "the dependency should matter";
+}
+
+// rrs sends src + received on and stores nothing; rrcs also stores it.
+TEST(ScheduleExec, ReduceSendStoresNothingReduceCopySendStores) {
+  const sw::Schedule s = sw::load_schedule(kRoot + "/topologies/schedules/ring-allreduce-8.xml");
+  const sw::ScheduleLayout L = sw::layout_schedule(s, 8 * 1024);
+  FakeWorld w(8, L.memory_bytes, 0, 3);
+  const std::string e = w.run([&](accelerator_api& a) {
+    const auto& R = L.ranks[a.rank()];
+    for (std::uint64_t i = 0; i < R.in_bytes / 4; ++i) {
+      const float v = sw::input_value(a.rank(), i);
+      std::memcpy(a.memory() + R.in + 4 * i, &v, 4);
+    }
+    a.barrier();
+    sw::run_schedule(a, s, L, a.rank());
+  });
+  ASSERT_EQ(e, "");
+  // Rank 0's input is untouched (rrs reduces into its staging slot, rrc/rrcs into o).
+  for (std::uint64_t i = 0; i < L.ranks[0].in_bytes / 4; ++i) {
+    float v;
+    std::memcpy(&v, w.memory(0) + L.ranks[0].in + 4 * i, 4);
+    ASSERT_EQ(v, sw::input_value(0, i)) << i;
+  }
+}
+
+TEST(ScheduleExec, DeadlockIsReported) {
+  const std::string dl = read(kRoot + "/tests/cli/fixtures/schedules/deadlock.xml");
+  const sw::Schedule s = sw::parse_msccl_xml(dl, "d.xml");
+  sw::validate(s);  // valid statically: the cycle runs through the two ranks' receives
+  std::string err;
+  run_fake(s, 1024, 1, &err);
+  EXPECT_NE(err.find("deadlock"), std::string::npos) << err;
+}
+
+TEST(ScheduleExec, LayoutStagesEveryMessageAndPairsSends) {
+  const sw::Schedule s = sw::parse_msccl_xml(two_rank(), "a.xml");
+  const sw::ScheduleLayout L = sw::layout_schedule(s, 1024);
+  EXPECT_EQ(L.chunk, 512u);
+  EXPECT_EQ(L.ranks[0].in, 0u);
+  EXPECT_EQ(L.ranks[0].out, 1024u);
+  EXPECT_EQ(L.ranks[0].staging, 2048u);
+  EXPECT_EQ(L.ranks[0].total, 2048u + 2 * 512u);  // two messages received
+  // Rank 0's first send lands in rank 1's first staging slot, its second in the second.
+  EXPECT_EQ(L.steps[0][0][0].tx_peer, 1);
+  EXPECT_EQ(L.steps[0][0][0].tx_addr, L.steps[1][0][1].rx_addr);
+  EXPECT_EQ(L.steps[0][0][2].tx_addr, L.steps[1][0][3].rx_addr);
+  EXPECT_EQ(L.steps[1][0][3].rx_need, 2u);
+  // In pieces of 256 B: two pieces per message.
+  const sw::ScheduleLayout P = sw::layout_schedule(s, 1024, 256);
+  EXPECT_EQ(P.steps[1][0][3].rx_need, 4u);
+}
+
+TEST(ScheduleExec, CriticalPathFollowsTheLastMessage) {
+  const sw::Schedule s = sw::parse_msccl_xml(two_rank(), "a.xml");
+  std::vector<sw::RankRecords> rec(2, sw::RankRecords(1, std::vector<sw::StepRecord>(4)));
+  // Rank 1 finishes last; its step 3 waited for rank 0's step 2, which followed rank 0's step 1 ...
+  rec[0][0] = {{0, 0, 0, 5, 0}, {0, 10, 11, 0, 2}, {11, 11, 11, 20, 0}, {11, 21, 21, 0, 2}};
+  rec[1][0] = {{0, 0, 0, 10, 0}, {0, 5, 6, 0, 2}, {6, 6, 6, 15, 0}, {6, 20, 30, 0, 2}};
+  const auto p = sw::critical_path(s, rec);
+  ASSERT_GE(p.size(), 3u);
+  EXPECT_EQ(p.back().rank, 1);
+  EXPECT_EQ(p.back().step, 3);
+  EXPECT_EQ(p[p.size() - 2].rank, 0);
+  EXPECT_EQ(p[p.size() - 2].step, 2);
+  EXPECT_EQ(p[p.size() - 3].rank, 0);
+  EXPECT_EQ(p[p.size() - 3].step, 1);
+}
