@@ -114,14 +114,22 @@ void validate_fabric(const fabric::FabricRunConfig& cfg) {
   fabric::FabricGraph check(cfg.fabric);
   // Accelerator memory: every rank holds the collective's buffers.
   const int N = static_cast<int>(cfg.fabric.accelerators());
-  const sw::Layout L = sw::layout(cfg.workload.collective, N);
+  std::uint64_t need = 0;  // buffers of one rank: the built-in algorithm's layout or the schedule's
+  if (const auto& S = cfg.workload.schedule) {
+    bool tb_rate = false;
+    for (const auto& n : cfg.fabric.nodes)
+      tb_rate = tb_rate || (n.kind == "accelerator" && n.accel.threadblock_rate_bytes_per_s > 0);
+    need = sw::layout_schedule(*S, cfg.workload.collective.bytes, tb_rate ? sw::kRatePieceBytes : 0).memory_bytes;
+  } else {
+    need = sw::layout(cfg.workload.collective, N).total;
+  }
   long double total = 0;
   for (const auto& n : cfg.fabric.nodes) {
     if (n.kind != "accelerator") continue;
-    const std::uint64_t have = n.auto_memory ? std::max<std::uint64_t>(L.total, 4096) : n.accel.memory_bytes;
-    if (have < L.total)
+    const std::uint64_t have = n.auto_memory ? std::max<std::uint64_t>(need, 4096) : n.accel.memory_bytes;
+    if (have < need)
       throw fabric::FabricError(fmt::format("{}: key '{}': the collective needs {} B of accelerator memory, {} has {} B",
-                                            n.src.where, n.src.key, L.total, n.id, have));
+                                            n.src.where, n.src.key, need, n.id, have));
     total += have;
   }
   if (cfg.workload.data) {
@@ -246,7 +254,7 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
               if (data) {
                 if (it > 0 && !sched->inplace) std::memset(a.memory() + R.out, 0, R.out_bytes);
                 float* in = reinterpret_cast<float*>(a.memory() + R.in);
-                for (std::uint64_t i = 0; i < R.in_bytes / 4; ++i) in[i] = sw::input_value(g, i);
+                for (std::uint64_t i = 0; i < R.in_bytes / 4; ++i) in[i] = sw::input_value(sched->op, g, i);
               }
               a.barrier();
               a.reset_flags();

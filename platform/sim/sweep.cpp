@@ -402,7 +402,7 @@ std::vector<Point> make_points(const Study& st, const fs::path& out) {
     const auto& seeds = v.seeds.empty() ? st.seeds : v.seeds;
     for (const auto& p : st.policies)
       for (auto s : seeds) {
-        Point pt{v.name, p, s, "", {}, 0, ""};
+        Point pt{v.name, p, s, "", {}};
         pt.cell = vi;
         fs::path d = out / "points";
         if (st.variants.size() > 1) {

@@ -54,7 +54,7 @@ std::string run_fake(const sw::Schedule& s, std::uint64_t bytes, std::uint32_t s
   const std::string e = w.run([&](accelerator_api& a) {
     const auto& R = L.ranks[a.rank()];
     for (std::uint64_t i = 0; i < R.in_bytes / 4; ++i) {
-      const float v = sw::input_value(a.rank(), i);
+      const float v = sw::input_value(s.op, a.rank(), i);
       std::memcpy(a.memory() + R.in + 4 * i, &v, 4);
     }
     a.barrier();
@@ -273,7 +273,7 @@ TEST(ScheduleExec, ReduceSendStoresNothingReduceCopySendStores) {
   const std::string e = w.run([&](accelerator_api& a) {
     const auto& R = L.ranks[a.rank()];
     for (std::uint64_t i = 0; i < R.in_bytes / 4; ++i) {
-      const float v = sw::input_value(a.rank(), i);
+      const float v = sw::input_value(s.op, a.rank(), i);
       std::memcpy(a.memory() + R.in + 4 * i, &v, 4);
     }
     a.barrier();
@@ -284,7 +284,7 @@ TEST(ScheduleExec, ReduceSendStoresNothingReduceCopySendStores) {
   for (std::uint64_t i = 0; i < L.ranks[0].in_bytes / 4; ++i) {
     float v;
     std::memcpy(&v, w.memory(0) + L.ranks[0].in + 4 * i, 4);
-    ASSERT_EQ(v, sw::input_value(0, i)) << i;
+    ASSERT_EQ(v, sw::input_value(s.op, 0, i)) << i;
   }
 }
 
