@@ -14,6 +14,14 @@
 namespace fabricsim::fabric {
 
 namespace {
+// fabric.accelerators of a ring / switched pod: at most 4096. The fabric graph
+// keeps all-pairs distances and forwarding tables (accelerators x nodes
+// entries each), so loading a fabric costs O(N^2) time and memory: 4096 ranks
+// take about a second and 0.1 GiB; 65536 would take minutes and 16 GiB.
+constexpr std::uint64_t kMaxAccelerators = 4096;
+}  // namespace
+
+namespace {
 
 std::string where_of(const config::Section& s, const std::string& key) {
   // Section::fail formats "file:line:col: key 'x'"; reuse it to get the prefix.
@@ -190,7 +198,7 @@ FabricRunConfig parse_fabric(config::Section root) {
   F.name = f.string("name", "fabric");
   F.generator = f.choice("kind", "ring", {"ring", "switched-pod", "explicit"});
   std::uint64_t n_acc = 0, n_sw = 0;
-  if (F.generator != "explicit") n_acc = f.integer("accelerators", 8, 2, 1u << 16);
+  if (F.generator != "explicit") n_acc = f.integer("accelerators", 8, 2, kMaxAccelerators);
   if (F.generator == "switched-pod") n_sw = f.integer("switches", 1, 1, 256);
   f.finish();
 

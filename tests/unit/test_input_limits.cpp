@@ -155,6 +155,16 @@ TEST(ExplicitFabric, NodeIdsThatBreakNamesOrCsvAreRejected) {
 // ---------------------------------------------------------------------------
 // sizes of one operation
 
+// The fabric graph's all-pairs tables grow as N^2: a generated fabric of more
+// than 4096 accelerators is rejected at load instead of taking minutes.
+TEST(ValueLimits, GeneratedFabricsHoldAtMost4096Accelerators) {
+  const std::string ring8 = std::string(FABRICSIM_SOURCE_DIR) + "/topologies/ring8.yaml";
+  EXPECT_EQ(fabric_error(ring8, {"fabric.accelerators=4096", "workload.data=false"}), "");
+  const std::string m = fabric_error(ring8, {"fabric.accelerators=8192", "workload.data=false"});
+  EXPECT_NE(m.find("fabric.accelerators"), std::string::npos) << m;
+  EXPECT_NE(m.find("4096"), std::string::npos) << m;
+}
+
 TEST(WorkloadSize, FourGibibytesOrMoreIsRejectedAtLoad) {
   const std::string ring8 = std::string(FABRICSIM_SOURCE_DIR) + "/topologies/ring8.yaml";
   EXPECT_EQ(fabric_error(ring8, {"workload.size=4294967264B", "workload.data=false"}), "");
