@@ -231,6 +231,17 @@ std::shared_ptr<config::Document> load_fabric_doc(const RunArgs& a, std::string&
   return doc;
 }
 
+// A run whose only table is result.json (link pair, PCIe host, RIFL link):
+// result.json and, with --trace, trace.json, written whole with the signals
+// blocked, then recorded as written.
+void write_result(const RunArgs& a, const nlohmann::ordered_json& json, report::TraceWriter& tw,
+                  const report::RunIdentity& id) {
+  BlockSignals b;
+  write_atomic(fs::path(a.out) / "result.json", result_json(json, id));
+  if (a.trace) write_trace(a.out, tw, a.quiet, id);
+  written(a);
+}
+
 int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   const fabric::FabricRunConfig cfg = fabric::parse_fabric(config::root_section(doc));
   sim::validate_fabric(cfg);
@@ -300,14 +311,8 @@ int cmd_run_host(const RunArgs& a, std::shared_ptr<config::Document> doc) {
     std::cerr << "error: the run could not finish: " << r.diagnosis << "\n";
     return 3;
   }
-  const fs::path out(a.out);
-  {
-    BlockSignals b;
-    write_atomic(out / "result.json", result_json(r.json, id));
-    if (a.trace) write_trace(out, tw, a.quiet, id);
-    written(a);
-  }
-  if (!a.quiet) std::cout << r.summary << fmt::format("  wrote {}/result.json\n", out.string());
+  write_result(a, r.json, tw, id);
+  if (!a.quiet) std::cout << r.summary << fmt::format("  wrote {}/result.json\n", a.out);
   if (W.data && W.verify && !r.correct) {
     std::cerr << "error: the AllReduce result is numerically wrong\n";
     return 1;
@@ -331,14 +336,8 @@ int cmd_run_rifl(const RunArgs& a, std::shared_ptr<config::Document> doc) {
     std::cerr << "error: the run could not finish: " << r.diagnosis << "\n";
     return 3;
   }
-  const fs::path out(a.out);
-  {
-    BlockSignals b;
-    write_atomic(out / "result.json", result_json(r.json, id));
-    if (a.trace) write_trace(out, tw, a.quiet, id);
-    written(a);
-  }
-  if (!a.quiet) std::cout << r.summary << fmt::format("  wrote {}/result.json\n", out.string());
+  write_result(a, r.json, tw, id);
+  if (!a.quiet) std::cout << r.summary << fmt::format("  wrote {}/result.json\n", a.out);
   return 0;
 }
 
@@ -361,12 +360,7 @@ int cmd_run(const RunArgs& a) {
     std::cerr << "error: the run could not finish: " << r.diagnosis << "\n";
     return 3;
   }
-  {
-    BlockSignals b;
-    write_atomic(fs::path(a.out) / "result.json", result_json(r.json, id));
-    if (a.trace) write_trace(a.out, tw, a.quiet, id);
-    written(a);
-  }
+  write_result(a, r.json, tw, id);
   if (!a.quiet) {
     const auto& m = r.metrics;
     const auto& l = r.json["link"];
