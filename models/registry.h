@@ -27,7 +27,8 @@ struct node_config {
 
 class model_registry {
  public:
-  using factory = std::function<std::unique_ptr<sc_core::sc_module>(const sc_core::sc_module_name&, const node_config&)>;
+  using factory =
+      std::function<std::unique_ptr<sc_core::sc_module>(const sc_core::sc_module_name&, const node_config&)>;
 
   static model_registry& instance() {
     static model_registry r;
@@ -36,7 +37,8 @@ class model_registry {
   /// Register `kind`; returns true (for static initialisers). A second
   /// registration of the same kind throws std::logic_error.
   bool add(const std::string& kind, factory f) {
-    if (!factories_.emplace(kind, std::move(f)).second) throw std::logic_error("model kind '" + kind + "' registered twice");
+    if (!factories_.emplace(kind, std::move(f)).second)
+      throw std::logic_error("model kind '" + kind + "' registered twice");
     return true;
   }
   /// Build a module of `kind`. Throws std::out_of_range naming the unknown
@@ -65,8 +67,8 @@ class model_registry {
 }  // namespace fabricsim::models
 
 /// Register module type T (constructible from (sc_module_name, const node_config&)) under `kind`.
-#define FABRICSIM_REGISTER_MODEL(kind, T)                                                              \
-  static const bool fabricsim_registered_##T = ::fabricsim::models::model_registry::instance().add(    \
-      kind, [](const sc_core::sc_module_name& n, const ::fabricsim::models::node_config& c) {          \
-        return std::unique_ptr<sc_core::sc_module>(new T(n, c));                                        \
+#define FABRICSIM_REGISTER_MODEL(kind, T)                                                           \
+  static const bool fabricsim_registered_##T = ::fabricsim::models::model_registry::instance().add( \
+      kind, [](const sc_core::sc_module_name& n, const ::fabricsim::models::node_config& c) {       \
+        return std::unique_ptr<sc_core::sc_module>(new T(n, c));                                    \
       })

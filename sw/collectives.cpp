@@ -16,10 +16,16 @@ namespace {
 // nccl_simple_read "chunk ready" signals, nccl_shm doorbells and "host slot
 // consumed" acknowledgements.
 enum Flag : int {
-  kRS = 0, kAG = 1, kPush = 2, kTree = 3, kTreeDown = 4, kBcast = 5,
+  kRS = 0,
+  kAG = 1,
+  kPush = 2,
+  kTree = 3,
+  kTreeDown = 4,
+  kBcast = 5,
   kBulk = 6,  // 6, 7, 8
   kReady = 9,
-  kDoorbell = 10, kHostAck = 11,
+  kDoorbell = 10,
+  kHostAck = 11,
 };
 constexpr int kBulkFlags = 3;
 
@@ -50,7 +56,8 @@ void local_copy(accelerator_api& a, std::uint64_t dst, std::uint64_t src, std::u
 // Ring reduce-scatter in `work` (T bytes, N chunks of C): rank r ends with
 // chunk r fully reduced. Receive slots: scratch + s*C. `sync_steps` adds the
 // paper's global barrier after every step.
-void ring_reduce_scatter(accelerator_api& a, std::uint64_t work, std::uint64_t scratch, std::uint64_t C, bool sync_steps) {
+void ring_reduce_scatter(accelerator_api& a, std::uint64_t work, std::uint64_t scratch, std::uint64_t C,
+                         bool sync_steps) {
   const int N = a.ranks(), r = a.rank();
   const int next = mod(r + 1, N);
   for (int s = 0; s < N - 1; ++s) {
@@ -136,7 +143,11 @@ void allreduce_tree(accelerator_api& a, const Layout& L, std::uint64_t T) {
   }
   // Broadcast down: a rank receives from its parent (r - lowest set bit), then
   // forwards to r + 2^j for j below its lowest set bit, largest first.
-  const int low = r == 0 ? K : [&] { int j = 0; while (!(r & (1 << j))) ++j; return j; }();
+  const int low = r == 0 ? K : [&] {
+    int j = 0;
+    while (!(r & (1 << j))) ++j;
+    return j;
+  }();
   if (r != 0) a.wait_flag(kTreeDown, 1);
   for (int j = low - 1; j >= 0; --j)
     if (r + (1 << j) < N) a.post_write(r + (1 << j), L.out, L.out, T, kTreeDown);
@@ -203,8 +214,8 @@ void allreduce_payload_rsag(accelerator_api& a, const Layout& L, std::uint64_t T
     a.wait_flag(flag, N - 1);
   };
   // Reduce-scatter.
-  push_to_all([&](int dst) { return L.in + dst * C; },
-              [&](int dst) { return L.scratch + slot_at(r, dst, N) * C; }, kRS);
+  push_to_all([&](int dst) { return L.in + dst * C; }, [&](int dst) { return L.scratch + slot_at(r, dst, N) * C; },
+              kRS);
   local_copy(a, L.out + r * C, L.in + r * C, C);
   for (int p = 1; p < N; ++p) a.reduce_f32(L.out + r * C, L.scratch + (p - 1) * C, C / 4);
   // All-gather.
@@ -214,8 +225,8 @@ void allreduce_payload_rsag(accelerator_api& a, const Layout& L, std::uint64_t T
 
 // Chunks of the bulk algorithms: chunk j is [j B, j B + len(j)) of T.
 struct Chunks {
-  std::uint64_t B = 0;   // bytes of a full chunk
-  std::uint64_t M = 0;   // chunk count
+  std::uint64_t B = 0;  // bytes of a full chunk
+  std::uint64_t M = 0;  // chunk count
   std::uint64_t T = 0;
   std::uint64_t off(std::uint64_t j) const { return j * B; }
   std::uint64_t len(std::uint64_t j) const { return std::min(B, T - j * B); }
@@ -351,9 +362,9 @@ void ll_unpack(accelerator_api& a, std::uint64_t dst, std::uint64_t src, std::ui
     std::uint32_t f;
     std::memcpy(&f, m + src + 8 * i + 4, 4);
     if (f != seq)
-      throw std::logic_error("nccl_ll: rank " + std::to_string(a.rank()) + " line " + std::to_string(i) +
-                             " of step " + std::to_string(seq - 1) + " carries flag " + std::to_string(f) +
-                             ", expected " + std::to_string(seq));
+      throw std::logic_error("nccl_ll: rank " + std::to_string(a.rank()) + " line " + std::to_string(i) + " of step " +
+                             std::to_string(seq - 1) + " carries flag " + std::to_string(f) + ", expected " +
+                             std::to_string(seq));
     std::memcpy(m + dst + 4 * i, m + src + 8 * i, 4);
   }
 }
@@ -523,7 +534,11 @@ void broadcast(accelerator_api& a, const Layout& L, std::uint64_t T, const Colle
   if (vr == 0) local_copy(a, L.out, L.in, T);
   if (s.algorithm == "tree") {
     const int K = log2i(N);
-    const int low = vr == 0 ? K : [&] { int j = 0; while (!(vr & (1 << j))) ++j; return j; }();
+    const int low = vr == 0 ? K : [&] {
+      int j = 0;
+      while (!(vr & (1 << j))) ++j;
+      return j;
+    }();
     if (vr != 0) a.wait_flag(kBcast, 1);
     for (int j = low - 1; j >= 0; --j)
       if (vr + (1 << j) < N) a.post_write(mod(r + (1 << j), N), L.out, L.out, T, kBcast);
@@ -579,11 +594,11 @@ std::string to_string(Op op) {
 }
 
 const std::vector<std::string>& algorithms(Op op) {
-  static const std::vector<std::string> ar{
-      "ring", "ring-sync", "oneshot-push", "oneshot-pull", "phased-push", "tree",
-      // GPU transports (host-bridge.md §4)
-      "pull", "bulk_pull", "full", "payload_rsag", "bulk_push", "full_phased", "payload_rsag_phased",
-      "bulk_push_phased", "write_ring", "nccl_ll", "nccl_simple_read", "nccl_shm"};
+  static const std::vector<std::string> ar{"ring", "ring-sync", "oneshot-push", "oneshot-pull", "phased-push", "tree",
+                                           // GPU transports (host-bridge.md §4)
+                                           "pull", "bulk_pull", "full", "payload_rsag", "bulk_push", "full_phased",
+                                           "payload_rsag_phased", "bulk_push_phased", "write_ring", "nccl_ll",
+                                           "nccl_simple_read", "nccl_shm"};
   static const std::vector<std::string> rsag{"ring", "direct", "phased"};
   static const std::vector<std::string> a2a{"direct", "phased"};
   static const std::vector<std::string> bc{"tree", "ring"};
@@ -609,13 +624,15 @@ Layout layout(const CollectiveSpec& s, int N) {
   if (N < 2) throw std::invalid_argument("a collective needs at least 2 ranks");
   const std::uint64_t T = s.bytes;
   if (T == 0 || T % (4ull * N) != 0)
-    throw std::invalid_argument("collective size " + std::to_string(T) + " B must be a positive multiple of 4 x ranks (" +
-                                std::to_string(4 * N) + " B)");
+    throw std::invalid_argument("collective size " + std::to_string(T) +
+                                " B must be a positive multiple of 4 x ranks (" + std::to_string(4 * N) + " B)");
   if ((s.algorithm == "tree") && !power_of_two(N))
     throw std::invalid_argument("the tree algorithms need a power-of-two number of ranks");
   if (s.op == Op::broadcast && (s.root < 0 || s.root >= N))
-    throw std::invalid_argument("broadcast root " + std::to_string(s.root) + " out of range [0, " + std::to_string(N - 1) + "]");
-  if (s.op == Op::broadcast && s.algorithm == "ring" && (s.pipeline_chunks < 1 || static_cast<std::uint64_t>(s.pipeline_chunks) > T / 4))
+    throw std::invalid_argument("broadcast root " + std::to_string(s.root) + " out of range [0, " +
+                                std::to_string(N - 1) + "]");
+  if (s.op == Op::broadcast && s.algorithm == "ring" &&
+      (s.pipeline_chunks < 1 || static_cast<std::uint64_t>(s.pipeline_chunks) > T / 4))
     throw std::invalid_argument("pipeline_chunks " + std::to_string(s.pipeline_chunks) + " must lie in [1, " +
                                 std::to_string(T / 4) + "] (at least one float per chunk)");
   const bool bulk = s.op == Op::allreduce && s.algorithm.rfind("bulk_", 0) == 0;
@@ -632,7 +649,8 @@ Layout layout(const CollectiveSpec& s, int N) {
       const std::string& a = s.algorithm;
       if (a == "ring" || a == "ring-sync" || a == "write_ring" || a == "payload_rsag" || a == "payload_rsag_phased")
         scratch = (N - 1) * C;
-      else if (a == "tree") scratch = log2i(N) * T;
+      else if (a == "tree")
+        scratch = log2i(N) * T;
       else if (bulk) {
         const Chunks k = chunks_of(s);
         scratch = bulk_sets(a, k.M) * (N - 1) * k.B;
@@ -657,9 +675,7 @@ Layout layout(const CollectiveSpec& s, int N) {
       break;
     case Op::alltoall:
     case Op::broadcast:
-    case Op::sendrecv:
-      L.in_bytes = L.out_bytes = T;
-      break;
+    case Op::sendrecv: L.in_bytes = L.out_bytes = T; break;
   }
   L.out = L.in + L.in_bytes;
   L.scratch = L.out + L.out_bytes;
@@ -670,7 +686,7 @@ Layout layout(const CollectiveSpec& s, int N) {
 }
 
 std::uint64_t host_bytes(const CollectiveSpec& s, int N) {
-  layout(s, N);  // validates
+  layout(s, N);                                                                // validates
   if (s.op == Op::allreduce && s.algorithm == "nccl_shm") return 2 * s.bytes;  // N ranks x S = 2 T / N
   return 0;
 }
@@ -699,26 +715,45 @@ void run_collective(accelerator_api& a, const CollectiveSpec& s) {
   if (barriers) fabric_barrier(a, L, kOpenBarrier);
   switch (s.op) {
     case Op::allreduce:
-      if (s.algorithm == "ring") allreduce_ring(a, L, T, false);
-      else if (s.algorithm == "ring-sync") allreduce_ring(a, L, T, true);
-      else if (s.algorithm == "oneshot-push") allreduce_oneshot(a, L, T, "push");
-      else if (s.algorithm == "oneshot-pull") allreduce_oneshot(a, L, T, "pull");
-      else if (s.algorithm == "phased-push") allreduce_oneshot(a, L, T, "phased");
-      else if (s.algorithm == "tree") allreduce_tree(a, L, T);
+      if (s.algorithm == "ring")
+        allreduce_ring(a, L, T, false);
+      else if (s.algorithm == "ring-sync")
+        allreduce_ring(a, L, T, true);
+      else if (s.algorithm == "oneshot-push")
+        allreduce_oneshot(a, L, T, "push");
+      else if (s.algorithm == "oneshot-pull")
+        allreduce_oneshot(a, L, T, "pull");
+      else if (s.algorithm == "phased-push")
+        allreduce_oneshot(a, L, T, "phased");
+      else if (s.algorithm == "tree")
+        allreduce_tree(a, L, T);
       // GPU transports (host-bridge.md §4)
-      else if (s.algorithm == "pull") allreduce_oneshot(a, L, T, "pull");
-      else if (s.algorithm == "full") allreduce_oneshot(a, L, T, "push");
-      else if (s.algorithm == "write_ring") allreduce_ring(a, L, T, false);
-      else if (s.algorithm == "full_phased") allreduce_full_phased(a, L, T);
-      else if (s.algorithm == "payload_rsag") allreduce_payload_rsag(a, L, T, false);
-      else if (s.algorithm == "payload_rsag_phased") allreduce_payload_rsag(a, L, T, true);
-      else if (s.algorithm == "bulk_pull") allreduce_bulk_pull(a, L, chunks_of(s));
-      else if (s.algorithm == "bulk_push") allreduce_bulk_push(a, L, chunks_of(s));
-      else if (s.algorithm == "bulk_push_phased") allreduce_bulk_push_phased(a, L, chunks_of(s));
-      else if (s.algorithm == "nccl_ll") allreduce_nccl_ll(a, L, T);
-      else if (s.algorithm == "nccl_simple_read") allreduce_nccl_simple_read(a, L, T);
-      else if (s.algorithm == "nccl_shm") allreduce_nccl_shm(a, L, T);
-      else throw std::logic_error("allreduce algorithm '" + s.algorithm + "' has no implementation");
+      else if (s.algorithm == "pull")
+        allreduce_oneshot(a, L, T, "pull");
+      else if (s.algorithm == "full")
+        allreduce_oneshot(a, L, T, "push");
+      else if (s.algorithm == "write_ring")
+        allreduce_ring(a, L, T, false);
+      else if (s.algorithm == "full_phased")
+        allreduce_full_phased(a, L, T);
+      else if (s.algorithm == "payload_rsag")
+        allreduce_payload_rsag(a, L, T, false);
+      else if (s.algorithm == "payload_rsag_phased")
+        allreduce_payload_rsag(a, L, T, true);
+      else if (s.algorithm == "bulk_pull")
+        allreduce_bulk_pull(a, L, chunks_of(s));
+      else if (s.algorithm == "bulk_push")
+        allreduce_bulk_push(a, L, chunks_of(s));
+      else if (s.algorithm == "bulk_push_phased")
+        allreduce_bulk_push_phased(a, L, chunks_of(s));
+      else if (s.algorithm == "nccl_ll")
+        allreduce_nccl_ll(a, L, T);
+      else if (s.algorithm == "nccl_simple_read")
+        allreduce_nccl_simple_read(a, L, T);
+      else if (s.algorithm == "nccl_shm")
+        allreduce_nccl_shm(a, L, T);
+      else
+        throw std::logic_error("allreduce algorithm '" + s.algorithm + "' has no implementation");
       break;
     case Op::reduce_scatter: reduce_scatter(a, L, T, s.algorithm); break;
     case Op::allgather: all_gather(a, L, T, s.algorithm); break;
@@ -755,7 +790,7 @@ constexpr std::uint64_t kReduceModulus = 251;
 std::uint64_t cyclic_run(std::uint64_t s, std::uint64_t b) {
   const std::uint64_t M = kReduceModulus;
   if (s + b <= M) return b * (2 * s + b + 1) / 2;  // s+1 .. s+b
-  const std::uint64_t wrap = b - (M - s);           // then 1 .. wrap
+  const std::uint64_t wrap = b - (M - s);          // then 1 .. wrap
   return (M * (M + 1) - s * (s + 1)) / 2 + wrap * (wrap + 1) / 2;
 }
 

@@ -32,8 +32,8 @@ struct CollectiveSpec {
   Op op = Op::allreduce;
   std::string algorithm = "ring";
   std::uint64_t bytes = 0;
-  int root = 0;              ///< Broadcast
-  int pipeline_chunks = 8;   ///< Broadcast ring: chunks in flight
+  int root = 0;             ///< Broadcast
+  int pipeline_chunks = 8;  ///< Broadcast ring: chunks in flight
   /// AllReduce bulk_pull, bulk_push, bulk_push_phased: bytes per chunk, a
   /// positive multiple of 4 (the last chunk of T takes the remainder; a chunk
   /// larger than T means one chunk of T).

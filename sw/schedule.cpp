@@ -1,7 +1,7 @@
 #include "sw/schedule.h"
 
-#include <pugixml.hpp>
 #include <yaml-cpp/yaml.h>
+#include <pugixml.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -27,21 +27,31 @@ std::string lower(std::string s) {
 // MSCCL `coll` names (and ours) -> Op.
 bool parse_coll(const std::string& name, Op& op) {
   const std::string n = lower(name);
-  if (n == "allreduce") op = Op::allreduce;
-  else if (n == "allgather") op = Op::allgather;
-  else if (n == "reducescatter" || n == "reduce_scatter") op = Op::reduce_scatter;
-  else if (n == "alltoall") op = Op::alltoall;
-  else if (n == "broadcast") op = Op::broadcast;
-  else return false;
+  if (n == "allreduce")
+    op = Op::allreduce;
+  else if (n == "allgather")
+    op = Op::allgather;
+  else if (n == "reducescatter" || n == "reduce_scatter")
+    op = Op::reduce_scatter;
+  else if (n == "alltoall")
+    op = Op::alltoall;
+  else if (n == "broadcast")
+    op = Op::broadcast;
+  else
+    return false;
   return true;
 }
 const char* kColls = "allreduce, allgather, reducescatter, alltoall, broadcast";
 
 bool parse_buf(const std::string& n, Buf& b) {
-  if (n == "i") b = Buf::input;
-  else if (n == "o") b = Buf::output;
-  else if (n == "s") b = Buf::scratch;
-  else return false;
+  if (n == "i")
+    b = Buf::input;
+  else if (n == "o")
+    b = Buf::output;
+  else if (n == "s")
+    b = Buf::scratch;
+  else
+    return false;
   return true;
 }
 
@@ -73,7 +83,8 @@ class XmlReader {
   int line(const pugi::xml_node& n) const { return line_of(n.offset_debug()); }
   [[noreturn]] void fail_at(const pugi::xml_node& n, const std::string& what) const { fail(file_, line(n), what); }
 
-  long long integer(const pugi::xml_node& n, const char* name, bool required, long long dflt, long long lo, long long hi) const {
+  long long integer(const pugi::xml_node& n, const char* name, bool required, long long dflt, long long lo,
+                    long long hi) const {
     const pugi::xml_attribute a = n.attribute(name);
     if (!a) {
       if (required) fail_at(n, std::string("<") + n.name() + "> lacks attribute '" + name + "'");
@@ -100,11 +111,15 @@ constexpr long long kMaxIds = 1 << 20;
 }  // namespace
 
 bool parse_step_type(const std::string& n, StepType& t) {
-  static const std::map<std::string, StepType> m{
-      {"s", StepType::send},          {"r", StepType::recv},  {"rcs", StepType::recv_copy_send},
-      {"rrc", StepType::recv_reduce_copy}, {"rrs", StepType::recv_reduce_send},
-      {"rrcs", StepType::recv_reduce_copy_send}, {"re", StepType::reduce}, {"cpy", StepType::copy},
-      {"nop", StepType::nop}};
+  static const std::map<std::string, StepType> m{{"s", StepType::send},
+                                                 {"r", StepType::recv},
+                                                 {"rcs", StepType::recv_copy_send},
+                                                 {"rrc", StepType::recv_reduce_copy},
+                                                 {"rrs", StepType::recv_reduce_send},
+                                                 {"rrcs", StepType::recv_reduce_copy_send},
+                                                 {"re", StepType::reduce},
+                                                 {"cpy", StepType::copy},
+                                                 {"nop", StepType::nop}};
   const auto it = m.find(n);
   if (it == m.end()) return false;
   t = it->second;
@@ -152,7 +167,8 @@ Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
   if (!pr) fail(file, X.line_of(pr.offset), std::string("malformed XML: ") + pr.description());
   const pugi::xml_node algo = doc.child("algo");
   if (!algo) {
-    const pugi::xml_node first = doc.first_child().type() == pugi::node_element ? doc.first_child() : doc.document_element();
+    const pugi::xml_node first =
+        doc.first_child().type() == pugi::node_element ? doc.first_child() : doc.document_element();
     fail(file, first ? X.line(first) : 1, "an MSCCL schedule has one <algo> element at the top");
   }
   Schedule S;
@@ -173,11 +189,14 @@ Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
     X.fail_at(algo, "<algo> coll=\"" + S.coll + "\" has no definition to check against (known: " + kColls + ")");
   S.inplace = X.integer(algo, "inplace", false, 0, 0, 1) == 1;
   X.integer(algo, "outofplace", false, 0, 0, 1);
-  S.min_bytes = static_cast<std::uint64_t>(X.integer(algo, "minBytes", false, 0, 0, std::numeric_limits<long long>::max()));
-  S.max_bytes = static_cast<std::uint64_t>(X.integer(algo, "maxBytes", false, 0, 0, std::numeric_limits<long long>::max()));
+  S.min_bytes =
+      static_cast<std::uint64_t>(X.integer(algo, "minBytes", false, 0, 0, std::numeric_limits<long long>::max()));
+  S.max_bytes =
+      static_cast<std::uint64_t>(X.integer(algo, "maxBytes", false, 0, 0, std::numeric_limits<long long>::max()));
   for (const pugi::xml_node& g : algo.children()) {
     if (g.type() != pugi::node_element) continue;
-    if (std::string(g.name()) != "gpu") X.fail_at(g, std::string("unknown element <") + g.name() + "> in <algo> (expected <gpu>)");
+    if (std::string(g.name()) != "gpu")
+      X.fail_at(g, std::string("unknown element <") + g.name() + "> in <algo> (expected <gpu>)");
     ScheduleGpu G;
     G.id = static_cast<int>(X.integer(g, "id", true, 0, 0, kMaxIds));
     G.i_chunks = static_cast<std::uint64_t>(X.integer(g, "i_chunks", true, 0, 0, kMaxChunks));
@@ -186,7 +205,8 @@ Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
     G.line = X.line(g);
     for (const pugi::xml_node& t : g.children()) {
       if (t.type() != pugi::node_element) continue;
-      if (std::string(t.name()) != "tb") X.fail_at(t, std::string("unknown element <") + t.name() + "> in <gpu> (expected <tb>)");
+      if (std::string(t.name()) != "tb")
+        X.fail_at(t, std::string("unknown element <") + t.name() + "> in <gpu> (expected <tb>)");
       ScheduleThreadblock T;
       T.id = static_cast<int>(X.integer(t, "id", true, 0, 0, kMaxIds));
       T.send = static_cast<int>(X.integer(t, "send", true, -1, -1, kMaxIds));
@@ -224,8 +244,10 @@ Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
         P.dstbuf = buf("dstbuf", ud, Buf::output);
         const long long so = X.integer(st, "srcoff", us, -1, -1, kMaxChunks);
         const long long dof = X.integer(st, "dstoff", ud, -1, -1, kMaxChunks);
-        if (us && so < 0) X.fail_at(st, "<step> srcoff=" + std::to_string(so) + " outside buffer " + to_string(P.srcbuf));
-        if (ud && dof < 0) X.fail_at(st, "<step> dstoff=" + std::to_string(dof) + " outside buffer " + to_string(P.dstbuf));
+        if (us && so < 0)
+          X.fail_at(st, "<step> srcoff=" + std::to_string(so) + " outside buffer " + to_string(P.srcbuf));
+        if (ud && dof < 0)
+          X.fail_at(st, "<step> dstoff=" + std::to_string(dof) + " outside buffer " + to_string(P.dstbuf));
         P.srcoff = so < 0 ? 0 : static_cast<std::uint64_t>(so);
         P.dstoff = dof < 0 ? 0 : static_cast<std::uint64_t>(dof);
         const long long cnt = X.integer(st, "cnt", P.type != StepType::nop, 0, 0, kMaxChunks);
@@ -271,7 +293,8 @@ class YamlReader {
       return dflt;
     }
     long long x = 0;
-    if (!v.IsScalar() || !parse_int(v.Scalar(), x)) fail_at(v, where + "." + key + ": '" + scalar(v) + "' is not an integer");
+    if (!v.IsScalar() || !parse_int(v.Scalar(), x))
+      fail_at(v, where + "." + key + ": '" + scalar(v) + "' is not an integer");
     if (x < lo || x > hi)
       fail_at(v, where + "." + key + ": " + std::to_string(x) + " outside [" + std::to_string(lo) + ", " +
                      std::to_string(hi) + "]");
@@ -321,11 +344,13 @@ Schedule parse_schedule_yaml(const std::string& text, const std::string& file) {
   } catch (const YAML::Exception& e) {
     fail(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "malformed YAML: " + e.msg);
   }
-  if (!root || !root.IsMap() || !root["schedule"]) fail(file, 1, "a native schedule file has one top-level key 'schedule'");
+  if (!root || !root.IsMap() || !root["schedule"])
+    fail(file, 1, "a native schedule file has one top-level key 'schedule'");
   Y.keys(root, "the file", {"schedule"});
   const YAML::Node s = root["schedule"];
-  Y.keys(s, "schedule", {"name", "collective", "ranks", "chunks", "protocol", "channels", "inplace", "buffers",
-                         "min_bytes", "max_bytes", "gpus"});
+  Y.keys(s, "schedule",
+         {"name", "collective", "ranks", "chunks", "protocol", "channels", "inplace", "buffers", "min_bytes",
+          "max_bytes", "gpus"});
   Schedule S;
   S.file = file;
   S.format = "yaml";
@@ -334,7 +359,8 @@ Schedule parse_schedule_yaml(const std::string& text, const std::string& file) {
   S.coll = Y.string(s, "collective", true, "", "schedule");
   S.coll_line = YamlReader::line(s["collective"]);
   if (!parse_coll(S.coll, S.op))
-    Y.fail_at(s["collective"], "schedule.collective '" + S.coll + "' has no definition to check against (known: " + kColls + ")");
+    Y.fail_at(s["collective"],
+              "schedule.collective '" + S.coll + "' has no definition to check against (known: " + kColls + ")");
   S.ngpus = static_cast<int>(Y.integer(s, "ranks", true, 0, 1, kMaxIds, "schedule"));
   S.ngpus_line = YamlReader::line(s["ranks"]);
   S.nchunksperloop = static_cast<std::uint64_t>(Y.integer(s, "chunks", true, 1, 1, kMaxChunks, "schedule"));
@@ -343,8 +369,10 @@ Schedule parse_schedule_yaml(const std::string& text, const std::string& file) {
     Y.fail_at(s["protocol"], "schedule.protocol '" + S.proto + "' is not one of Simple, LL, LL128");
   S.nchannels = static_cast<int>(Y.integer(s, "channels", false, 1, 1, kMaxIds, "schedule"));
   S.inplace = Y.boolean(s, "inplace", false, "schedule");
-  S.min_bytes = static_cast<std::uint64_t>(Y.integer(s, "min_bytes", false, 0, 0, std::numeric_limits<long long>::max(), "schedule"));
-  S.max_bytes = static_cast<std::uint64_t>(Y.integer(s, "max_bytes", false, 0, 0, std::numeric_limits<long long>::max(), "schedule"));
+  S.min_bytes = static_cast<std::uint64_t>(
+      Y.integer(s, "min_bytes", false, 0, 0, std::numeric_limits<long long>::max(), "schedule"));
+  S.max_bytes = static_cast<std::uint64_t>(
+      Y.integer(s, "max_bytes", false, 0, 0, std::numeric_limits<long long>::max(), "schedule"));
   std::uint64_t di = S.nchunksperloop, dout = S.nchunksperloop, ds = 0;
   auto read_buffers = [&](const YAML::Node& b, const std::string& where, std::uint64_t& i, std::uint64_t& o,
                           std::uint64_t& sc) {
@@ -391,7 +419,8 @@ Schedule parse_schedule_yaml(const std::string& text, const std::string& file) {
         P.s = static_cast<int>(si);
         const std::string ty = Y.string(p, "type", true, "", pw);
         if (!parse_step_type(ty, P.type))
-          Y.fail_at(p["type"], pw + ": unknown step type '" + ty + "' (known: s, r, rcs, rrc, rrs, rrcs, re, cpy, nop)");
+          Y.fail_at(p["type"],
+                    pw + ": unknown step type '" + ty + "' (known: s, r, rcs, rrc, rrs, rrcs, re, cpy, nop)");
         if (reads_src(P.type)) {
           if (!p["src"]) Y.fail_at(p, pw + ": a step of type " + ty + " needs 'src'");
           Y.buffer_ref(p["src"], pw + ".src", P.srcbuf, P.srcoff);
@@ -404,12 +433,12 @@ Schedule parse_schedule_yaml(const std::string& text, const std::string& file) {
         } else if (p["dst"]) {
           Y.fail_at(p["dst"], pw + ": a step of type " + ty + " writes no destination (drop 'dst')");
         }
-        P.cnt = static_cast<std::uint64_t>(
-            Y.integer(p, "cnt", false, P.type == StepType::nop ? 0 : 1, P.type == StepType::nop ? 0 : 1, kMaxChunks, pw));
+        P.cnt = static_cast<std::uint64_t>(Y.integer(p, "cnt", false, P.type == StepType::nop ? 0 : 1,
+                                                     P.type == StepType::nop ? 0 : 1, kMaxChunks, pw));
         if (const YAML::Node a = p["after"]) {
           long long tb = -1, st = -1;
-          if (!a.IsSequence() || a.size() != 2 || !a[0].IsScalar() || !a[1].IsScalar() || !parse_int(a[0].Scalar(), tb) ||
-              !parse_int(a[1].Scalar(), st) || tb < 0 || st < 0)
+          if (!a.IsSequence() || a.size() != 2 || !a[0].IsScalar() || !a[1].IsScalar() ||
+              !parse_int(a[0].Scalar(), tb) || !parse_int(a[1].Scalar(), st) || tb < 0 || st < 0)
             Y.fail_at(a, pw + ".after must be [THREADBLOCK, STEP] (both >= 0)");
           P.depid = static_cast<int>(tb);
           P.deps = static_cast<int>(st);
@@ -435,54 +464,70 @@ Schedule parse_schedule_yaml(const std::string& text, const std::string& file) {
 void validate(const Schedule& S) {
   const std::string& F = S.file;
   if (static_cast<int>(S.gpus.size()) != S.ngpus)
-    fail(F, S.ngpus_line, "ngpus is " + std::to_string(S.ngpus) + " but the schedule lists " +
-                              std::to_string(S.gpus.size()) + " GPUs");
+    fail(F, S.ngpus_line,
+         "ngpus is " + std::to_string(S.ngpus) + " but the schedule lists " + std::to_string(S.gpus.size()) + " GPUs");
   for (int g = 0; g < S.ngpus; ++g) {
     const ScheduleGpu& G = S.gpus[g];
-    if (G.id != g) fail(F, G.line, "GPU ids must run 0, 1, ... in order: expected " + std::to_string(g) + ", found " + std::to_string(G.id));
+    if (G.id != g)
+      fail(F, G.line,
+           "GPU ids must run 0, 1, ... in order: expected " + std::to_string(g) + ", found " + std::to_string(G.id));
     std::map<std::pair<int, int>, int> send_conn, recv_conn;
     for (std::size_t t = 0; t < G.tbs.size(); ++t) {
       const ScheduleThreadblock& T = G.tbs[t];
       const std::string tn = "rank " + std::to_string(g) + " threadblock " + std::to_string(T.id);
       if (T.id != static_cast<int>(t))
-        fail(F, T.line, "threadblock ids of rank " + std::to_string(g) + " must run 0, 1, ... in order: expected " +
-                            std::to_string(t) + ", found " + std::to_string(T.id));
+        fail(F, T.line,
+             "threadblock ids of rank " + std::to_string(g) + " must run 0, 1, ... in order: expected " +
+                 std::to_string(t) + ", found " + std::to_string(T.id));
       for (int peer : {T.send, T.recv}) {
-        if (peer >= S.ngpus) fail(F, T.line, tn + ": peer rank " + std::to_string(peer) + " outside [0, " + std::to_string(S.ngpus - 1) + "]");
+        if (peer >= S.ngpus)
+          fail(F, T.line,
+               tn + ": peer rank " + std::to_string(peer) + " outside [0, " + std::to_string(S.ngpus - 1) + "]");
         if (peer == g) fail(F, T.line, tn + ": a threadblock cannot send to or receive from its own rank");
       }
       if (T.chan >= S.nchannels)
-        fail(F, T.line, tn + ": channel " + std::to_string(T.chan) + " outside [0, nchannels - 1 = " + std::to_string(S.nchannels - 1) + "]");
+        fail(F, T.line,
+             tn + ": channel " + std::to_string(T.chan) +
+                 " outside [0, nchannels - 1 = " + std::to_string(S.nchannels - 1) + "]");
       if (T.send >= 0 && !send_conn.emplace(std::make_pair(T.send, T.chan), T.id).second)
-        fail(F, T.line, tn + " and threadblock " + std::to_string(send_conn[{T.send, T.chan}]) + " both send to rank " +
-                            std::to_string(T.send) + " on channel " + std::to_string(T.chan) + " (one connection per peer and channel)");
+        fail(F, T.line,
+             tn + " and threadblock " + std::to_string(send_conn[{T.send, T.chan}]) + " both send to rank " +
+                 std::to_string(T.send) + " on channel " + std::to_string(T.chan) +
+                 " (one connection per peer and channel)");
       if (T.recv >= 0 && !recv_conn.emplace(std::make_pair(T.recv, T.chan), T.id).second)
-        fail(F, T.line, tn + " and threadblock " + std::to_string(recv_conn[{T.recv, T.chan}]) + " both receive from rank " +
-                            std::to_string(T.recv) + " on channel " + std::to_string(T.chan) + " (one connection per peer and channel)");
+        fail(F, T.line,
+             tn + " and threadblock " + std::to_string(recv_conn[{T.recv, T.chan}]) + " both receive from rank " +
+                 std::to_string(T.recv) + " on channel " + std::to_string(T.chan) +
+                 " (one connection per peer and channel)");
       for (std::size_t k = 0; k < T.steps.size(); ++k) {
         const ScheduleStep& P = T.steps[k];
         const std::string sn = tn + " step " + std::to_string(P.s) + " (" + to_string(P.type) + ")";
         if (P.s != static_cast<int>(k))
-          fail(F, P.line, tn + ": steps must be numbered 0, 1, ... in order: expected " + std::to_string(k) + ", found " + std::to_string(P.s));
+          fail(F, P.line,
+               tn + ": steps must be numbered 0, 1, ... in order: expected " + std::to_string(k) + ", found " +
+                   std::to_string(P.s));
         if (sends(P.type) && T.send < 0) fail(F, P.line, sn + " sends, but the threadblock has no send peer (send=-1)");
-        if (receives(P.type) && T.recv < 0) fail(F, P.line, sn + " receives, but the threadblock has no recv peer (recv=-1)");
+        if (receives(P.type) && T.recv < 0)
+          fail(F, P.line, sn + " receives, but the threadblock has no recv peer (recv=-1)");
         auto chunks = [&](Buf b) { return b == Buf::input ? G.i_chunks : b == Buf::output ? G.o_chunks : G.s_chunks; };
         auto inside = [&](Buf b, std::uint64_t off, const char* what) {
           const std::uint64_t n = chunks(b);
           if (off > n || P.cnt > n - off)
-            fail(F, P.line, sn + ": " + what + " chunks [" + std::to_string(off) + ", " + std::to_string(off + P.cnt) +
-                                ") lie outside buffer " + to_string(b) + " of " + std::to_string(n) + " chunks");
+            fail(F, P.line,
+                 sn + ": " + what + " chunks [" + std::to_string(off) + ", " + std::to_string(off + P.cnt) +
+                     ") lie outside buffer " + to_string(b) + " of " + std::to_string(n) + " chunks");
         };
         if (reads_src(P.type)) inside(P.srcbuf, P.srcoff, "source");
         if (writes_dst(P.type)) inside(P.dstbuf, P.dstoff, "destination");
-        if ((P.depid < 0) != (P.deps < 0))
-          fail(F, P.line, sn + ": depid and deps go together (both -1 or both set)");
+        if ((P.depid < 0) != (P.deps < 0)) fail(F, P.line, sn + ": depid and deps go together (both -1 or both set)");
         if (P.depid >= 0) {
           if (P.depid >= static_cast<int>(G.tbs.size()))
-            fail(F, P.line, sn + ": depid " + std::to_string(P.depid) + " names no threadblock of rank " + std::to_string(g));
+            fail(F, P.line,
+                 sn + ": depid " + std::to_string(P.depid) + " names no threadblock of rank " + std::to_string(g));
           if (P.deps >= static_cast<int>(G.tbs[P.depid].steps.size()))
-            fail(F, P.line, sn + ": deps " + std::to_string(P.deps) + " names no step of threadblock " + std::to_string(P.depid) +
-                                " (it has " + std::to_string(G.tbs[P.depid].steps.size()) + ")");
+            fail(F, P.line,
+                 sn + ": deps " + std::to_string(P.deps) + " names no step of threadblock " + std::to_string(P.depid) +
+                     " (it has " + std::to_string(G.tbs[P.depid].steps.size()) + ")");
         }
       }
     }
@@ -524,8 +569,9 @@ void validate(const Schedule& S) {
               if (x == w || parent[x] == n) break;
             }
             const auto [t, k] = name(v);
-            fail(F, G.tbs[t].steps[k].line, "dependency cycle on rank " + std::to_string(g) + ": " + path + " -> " +
-                                                label(w) + " (A -> B: A waits for B, through step order or depid/deps)");
+            fail(F, G.tbs[t].steps[k].line,
+                 "dependency cycle on rank " + std::to_string(g) + ": " + path + " -> " + label(w) +
+                     " (A -> B: A waits for B, through step order or depid/deps)");
           }
           if (color[w] == 0) {
             color[w] = 1;
@@ -552,23 +598,27 @@ void validate(const Schedule& S) {
       if (R)
         for (const auto& P : R->steps)
           if (receives(P.type)) rx.push_back(&P);
-      const std::string conn = " from rank " + std::to_string(g) + " to rank " + std::to_string(T.send) + " on channel " +
-                               std::to_string(T.chan);
+      const std::string conn = " from rank " + std::to_string(g) + " to rank " + std::to_string(T.send) +
+                               " on channel " + std::to_string(T.chan);
       for (std::size_t m = 0; m < std::max(tx.size(), rx.size()); ++m) {
         if (m >= rx.size())
-          fail(F, tx[m]->line, "rank " + std::to_string(g) + " threadblock " + std::to_string(T.id) + " step " +
-                                   std::to_string(tx[m]->s) + " sends message " + std::to_string(m) + conn +
-                                   ", but no receive matches it (rank " + std::to_string(T.send) +
-                                   (R ? " threadblock " + std::to_string(R->id) + " receives " + std::to_string(rx.size()) + " messages)"
-                                      : " has no threadblock with recv=" + std::to_string(g) + " on that channel)"));
+          fail(
+              F, tx[m]->line,
+              "rank " + std::to_string(g) + " threadblock " + std::to_string(T.id) + " step " +
+                  std::to_string(tx[m]->s) + " sends message " + std::to_string(m) + conn +
+                  ", but no receive matches it (rank " + std::to_string(T.send) +
+                  (R ? " threadblock " + std::to_string(R->id) + " receives " + std::to_string(rx.size()) + " messages)"
+                     : " has no threadblock with recv=" + std::to_string(g) + " on that channel)"));
         if (m >= tx.size())
-          fail(F, rx[m]->line, "rank " + std::to_string(T.send) + " threadblock " + std::to_string(R->id) + " step " +
-                                   std::to_string(rx[m]->s) + " receives message " + std::to_string(m) + conn +
-                                   ", but no send matches it (rank " + std::to_string(g) + " threadblock " +
-                                   std::to_string(T.id) + " sends " + std::to_string(tx.size()) + " messages)");
+          fail(F, rx[m]->line,
+               "rank " + std::to_string(T.send) + " threadblock " + std::to_string(R->id) + " step " +
+                   std::to_string(rx[m]->s) + " receives message " + std::to_string(m) + conn +
+                   ", but no send matches it (rank " + std::to_string(g) + " threadblock " + std::to_string(T.id) +
+                   " sends " + std::to_string(tx.size()) + " messages)");
         if (tx[m]->cnt != rx[m]->cnt)
-          fail(F, rx[m]->line, "message " + std::to_string(m) + conn + ": the send (line " + std::to_string(tx[m]->line) +
-                                   ") moves " + std::to_string(tx[m]->cnt) + " chunks, the receive " + std::to_string(rx[m]->cnt));
+          fail(F, rx[m]->line,
+               "message " + std::to_string(m) + conn + ": the send (line " + std::to_string(tx[m]->line) + ") moves " +
+                   std::to_string(tx[m]->cnt) + " chunks, the receive " + std::to_string(rx[m]->cnt));
       }
     }
   // A receiving threadblock whose sender has no threadblock towards it.
@@ -583,10 +633,11 @@ void validate(const Schedule& S) {
       if (!found) {
         for (const auto& P : R.steps)
           if (receives(P.type))
-            fail(F, P.line, "rank " + std::to_string(g) + " threadblock " + std::to_string(R.id) + " step " +
-                                std::to_string(P.s) + " receives from rank " + std::to_string(R.recv) + " on channel " +
-                                std::to_string(R.chan) + ", but no send matches it (rank " + std::to_string(R.recv) +
-                                " has no threadblock with send=" + std::to_string(g) + " on that channel)");
+            fail(F, P.line,
+                 "rank " + std::to_string(g) + " threadblock " + std::to_string(R.id) + " step " + std::to_string(P.s) +
+                     " receives from rank " + std::to_string(R.recv) + " on channel " + std::to_string(R.chan) +
+                     ", but no send matches it (rank " + std::to_string(R.recv) +
+                     " has no threadblock with send=" + std::to_string(g) + " on that channel)");
       }
     }
 }
@@ -599,26 +650,31 @@ std::uint64_t chunk_bytes(const Schedule& s, std::uint64_t bytes) { return bytes
 void check_run(const Schedule& S, int ranks, const Op* explicit_op, std::uint64_t T) {
   const std::string& F = S.file;
   if (S.ngpus != ranks)
-    fail(F, S.ngpus_line, "the schedule is for ngpus=" + std::to_string(S.ngpus) + " ranks, the fabric has " +
-                              std::to_string(ranks) + " accelerators");
+    fail(F, S.ngpus_line,
+         "the schedule is for ngpus=" + std::to_string(S.ngpus) + " ranks, the fabric has " + std::to_string(ranks) +
+             " accelerators");
   if (explicit_op && *explicit_op != S.op)
     fail(F, S.coll_line, "coll '" + S.coll + "' disagrees with workload.collective '" + to_string(*explicit_op) + "'");
   if (T == 0 || T % (4 * S.nchunksperloop) != 0)
-    fail(F, S.line, "size " + std::to_string(T) + " B is not a positive multiple of 4 B x nchunksperloop (" +
-                        std::to_string(4 * S.nchunksperloop) + " B): chunks hold whole float32 values");
+    fail(F, S.line,
+         "size " + std::to_string(T) + " B is not a positive multiple of 4 B x nchunksperloop (" +
+             std::to_string(4 * S.nchunksperloop) + " B): chunks hold whole float32 values");
   if (T % (4ull * ranks) != 0)
-    fail(F, S.line, "size " + std::to_string(T) + " B is not a multiple of 4 B x ranks (" + std::to_string(4 * ranks) + " B)");
+    fail(F, S.line,
+         "size " + std::to_string(T) + " B is not a multiple of 4 B x ranks (" + std::to_string(4 * ranks) + " B)");
   const std::uint64_t C = chunk_bytes(S, T);
   const std::uint64_t in = op_in_bytes(S.op, T, ranks), out = op_out_bytes(S.op, T, ranks);
   for (const ScheduleGpu& G : S.gpus) {
     if (G.o_chunks * C != out)
-      fail(F, G.line, "rank " + std::to_string(G.id) + ": o_chunks=" + std::to_string(G.o_chunks) + " gives " +
-                          std::to_string(G.o_chunks * C) + " B of output, " + S.coll + " of " + std::to_string(T) +
-                          " B needs " + std::to_string(out) + " B (" + std::to_string(out / C) + " chunks)");
+      fail(F, G.line,
+           "rank " + std::to_string(G.id) + ": o_chunks=" + std::to_string(G.o_chunks) + " gives " +
+               std::to_string(G.o_chunks * C) + " B of output, " + S.coll + " of " + std::to_string(T) + " B needs " +
+               std::to_string(out) + " B (" + std::to_string(out / C) + " chunks)");
     if (G.i_chunks * C != in && !(S.inplace && G.i_chunks == 0))
-      fail(F, G.line, "rank " + std::to_string(G.id) + ": i_chunks=" + std::to_string(G.i_chunks) + " gives " +
-                          std::to_string(G.i_chunks * C) + " B of input, " + S.coll + " of " + std::to_string(T) +
-                          " B needs " + std::to_string(in) + " B (" + std::to_string(in / C) + " chunks)");
+      fail(F, G.line,
+           "rank " + std::to_string(G.id) + ": i_chunks=" + std::to_string(G.i_chunks) + " gives " +
+               std::to_string(G.i_chunks * C) + " B of input, " + S.coll + " of " + std::to_string(T) + " B needs " +
+               std::to_string(in) + " B (" + std::to_string(in / C) + " chunks)");
   }
 }
 
@@ -631,9 +687,12 @@ Schedule load_schedule(const std::string& path) {
   const auto dot = path.rfind('.');
   const std::string ext = dot == std::string::npos ? "" : lower(path.substr(dot));
   Schedule s;
-  if (ext == ".xml") s = parse_msccl_xml(text, path);
-  else if (ext == ".yaml" || ext == ".yml") s = parse_schedule_yaml(text, path);
-  else throw ScheduleError(path + ": unknown schedule format (expected .xml for MSCCL XML or .yaml / .yml)");
+  if (ext == ".xml")
+    s = parse_msccl_xml(text, path);
+  else if (ext == ".yaml" || ext == ".yml")
+    s = parse_schedule_yaml(text, path);
+  else
+    throw ScheduleError(path + ": unknown schedule format (expected .xml for MSCCL XML or .yaml / .yml)");
   validate(s);
   return s;
 }

@@ -54,8 +54,8 @@ struct ScheduleStep {
   Buf srcbuf = Buf::input, dstbuf = Buf::output;
   std::uint64_t srcoff = 0, dstoff = 0;  ///< chunks
   std::uint64_t cnt = 1;                 ///< chunks
-  int depid = -1;  ///< threadblock (index on the same GPU) this step waits for, -1 none
-  int deps = -1;   ///< that threadblock's step
+  int depid = -1;                        ///< threadblock (index on the same GPU) this step waits for, -1 none
+  int deps = -1;                         ///< that threadblock's step
   bool hasdep = false;
   int line = 0;
 };
@@ -80,15 +80,15 @@ struct Schedule {
   std::string file;    ///< as given, for messages
   std::string format;  ///< "msccl-xml" or "yaml"
   std::string name;
-  std::string coll;    ///< as written: allreduce, allgather, reducescatter, alltoall, ...
+  std::string coll;       ///< as written: allreduce, allgather, reducescatter, alltoall, ...
   Op op = Op::allreduce;  ///< the collective `coll` names
   std::string proto = "Simple";
   int nchannels = 1;
   std::uint64_t nchunksperloop = 1;
   int ngpus = 0;
-  bool inplace = false;  ///< run in place (output aliases input, collectives.md §7)
+  bool inplace = false;                        ///< run in place (output aliases input, collectives.md §7)
   std::uint64_t min_bytes = 0, max_bytes = 0;  ///< 0: no bound
-  int line = 0;        ///< of <algo> / the schedule key
+  int line = 0;                                ///< of <algo> / the schedule key
   int coll_line = 0, ngpus_line = 0;
   std::vector<ScheduleGpu> gpus;  ///< in id order (gpus[r].id == r)
 };

@@ -107,7 +107,8 @@ std::uint64_t ps_for(std::uint64_t bytes, double rate) {
 // One rank's executor: threadblocks as state machines driven from the rank's thread.
 class Executor {
  public:
-  Executor(accelerator_api& a, const Schedule& S, const ScheduleLayout& L, int g, const ExecOptions& o, RankRecords* rec)
+  Executor(accelerator_api& a, const Schedule& S, const ScheduleLayout& L, int g, const ExecOptions& o,
+           RankRecords* rec)
       : a_(a), L_(L), g_(g), G_(S.gpus[g]), R_(L.ranks[g]), opt_(o), rec_(rec), tb_(G_.tbs.size()) {
     if (rec_) {
       rec_->assign(G_.tbs.size(), {});
@@ -153,20 +154,22 @@ class Executor {
     const std::uint64_t now = a_.now_ps();
     std::size_t keep = 0;
     for (std::size_t i = 0; i < in_flight_.size(); ++i) {
-      if (a_.op_done(in_flight_[i].op)) (*rec_)[in_flight_[i].tb][in_flight_[i].step].landed = now;
-      else in_flight_[keep++] = in_flight_[i];
+      if (a_.op_done(in_flight_[i].op))
+        (*rec_)[in_flight_[i].tb][in_flight_[i].step].landed = now;
+      else
+        in_flight_[keep++] = in_flight_[i];
     }
     in_flight_.resize(keep);
   }
   enum class Phase { wait, busy, sending };
   struct Tb {
-    std::size_t k = 0;        // current step
+    std::size_t k = 0;  // current step
     Phase phase = Phase::wait;
     std::uint64_t busy_until = 0;
-    std::uint64_t since = 0;  // current step became current
+    std::uint64_t since = 0;                 // current step became current
     std::uint64_t sent = 0, send_start = 0;  // sending: bytes posted, when streaming began
     bool done = false;
-    std::size_t finished = 0; // steps finished
+    std::size_t finished = 0;  // steps finished
   };
 
   int fabric(int r) const { return opt_.fabric_rank.empty() ? r : opt_.fabric_rank[r]; }
@@ -247,7 +250,7 @@ class Executor {
     // The threadblock copies / reduces itself; a step that also sends does it
     // in the same pass as it streams the send (rcs, rrs, rrcs: one pass).
     if (tb_rate_ > 0) return sends(P.type) ? 0 : ps_for(n, tb_rate_);
-    if (!reduce) return 0;                         // copies: free, as in the built-in algorithms
+    if (!reduce) return 0;  // copies: free, as in the built-in algorithms
     // The shared reduction unit, one reduction at a time.
     const std::uint64_t start = std::max(now, unit_free_);
     unit_free_ = start + ps_for(n, reduce_rate_);
@@ -293,9 +296,12 @@ class Executor {
           r.ready = now;
           // What held it up last: nothing beyond its previous step, its
           // dependency (finished just now), else its message.
-          if (now == x.since) r.cause = 0;
-          else if (P.depid >= 0 && (*rec_)[P.depid][P.deps].end == now) r.cause = 1;
-          else r.cause = receives(P.type) ? 2 : 1;
+          if (now == x.since)
+            r.cause = 0;
+          else if (P.depid >= 0 && (*rec_)[P.depid][P.deps].end == now)
+            r.cause = 1;
+          else
+            r.cause = receives(P.type) ? 2 : 1;
         }
         const std::uint64_t w = local_work(t, P);
         x.phase = Phase::busy;
@@ -402,8 +408,8 @@ std::string check_outputs(const Schedule& S, const ScheduleLayout& L, const std:
     for (std::uint64_t i = 0; i < n; ++i) {
       const float want = expected_value(spec, N, r, i);
       if (out[r][i] != want)
-        return fmt::format("rank {} chunk {} of its output (element {}): expected {}, got {}", r, i / per_chunk, i, want,
-                           out[r][i]);
+        return fmt::format("rank {} chunk {} of its output (element {}): expected {}, got {}", r, i / per_chunk, i,
+                           want, out[r][i]);
     }
   }
   return "";

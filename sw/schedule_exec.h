@@ -35,9 +35,9 @@ struct ScheduleLayout {
   std::uint64_t bytes = 0, chunk = 0;
   std::vector<ScheduleRankLayout> ranks;
   std::vector<std::vector<std::vector<StepPlan>>> steps;  ///< [rank][threadblock][step]
-  std::uint32_t flags = 8;                                 ///< flags per rank (one per receiving threadblock)
-  std::uint64_t piece_bytes = 0;                           ///< a message moves as writes of at most this (0: one write)
-  std::uint64_t memory_bytes = 0;                          ///< max over ranks of total
+  std::uint32_t flags = 8;                                ///< flags per rank (one per receiving threadblock)
+  std::uint64_t piece_bytes = 0;                          ///< a message moves as writes of at most this (0: one write)
+  std::uint64_t memory_bytes = 0;                         ///< max over ranks of total
 };
 
 /// Lay out validated schedule `s` for nccl-tests size `bytes` (check_run()

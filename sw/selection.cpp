@@ -11,7 +11,8 @@ namespace fabricsim::sw {
 const std::string& Ladder::pick(std::uint64_t bytes) const {
   for (const auto& b : buckets)
     if (bytes <= b.max_bytes) return b.transport;
-  throw std::out_of_range("ladder '" + name + "' has no bucket for " + std::to_string(bytes) + " B (last bucket ends at " +
+  throw std::out_of_range("ladder '" + name + "' has no bucket for " + std::to_string(bytes) +
+                          " B (last bucket ends at " +
                           (buckets.empty() ? std::string("0") : std::to_string(buckets.back().max_bytes)) + " B)");
 }
 

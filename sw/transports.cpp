@@ -24,13 +24,12 @@ bool one_of(const std::string& name, std::initializer_list<const char*> set) {
 }  // namespace
 
 const std::vector<std::string>& transport_names() {
-  static const std::vector<std::string> names{
-      // AllReduce transports (host-bridge.md §4, in table order)
-      "pull", "bulk_pull", "full", "payload_rsag", "bulk_push",
-      "full_phased", "payload_rsag_phased", "bulk_push_phased",
-      "write_ring", "nccl_ll", "nccl_shm", "nccl_simple_read",
-      // data-movement probes
-      "read_ring", "write_all"};
+  static const std::vector<std::string> names{// AllReduce transports (host-bridge.md §4, in table order)
+                                              "pull", "bulk_pull", "full", "payload_rsag", "bulk_push", "full_phased",
+                                              "payload_rsag_phased", "bulk_push_phased", "write_ring", "nccl_ll",
+                                              "nccl_shm", "nccl_simple_read",
+                                              // data-movement probes
+                                              "read_ring", "write_all"};
   return names;
 }
 

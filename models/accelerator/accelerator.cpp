@@ -111,9 +111,11 @@ void accelerator::wait_all() {
 
 void accelerator::wait_flag(int f, std::uint64_t value) {
   if (f < 0 || f >= static_cast<int>(flags_.size())) throw std::out_of_range(std::string(name()) + ": bad flag id");
-  block_until([&] { return flags_[f] >= value; }, [&] {
-    return "flag " + std::to_string(f) + " >= " + std::to_string(value) + " (now " + std::to_string(flags_[f]) + ")";
-  });
+  block_until([&] { return flags_[f] >= value; },
+              [&] {
+                return "flag " + std::to_string(f) + " >= " + std::to_string(value) + " (now " +
+                       std::to_string(flags_[f]) + ")";
+              });
 }
 
 std::uint64_t accelerator::flag(int f) const { return flags_.at(static_cast<std::size_t>(f)); }

@@ -2,10 +2,10 @@
 // Accelerator model: local memory (TLM target), a DMA initiator posting
 // writes and reads to peers through the fabric, flag counters, a reduction
 // unit, and a SystemC thread running the software program (sw/).
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+#include <systemc>
+#include <tlm>
 
 #include <functional>
 #include <set>

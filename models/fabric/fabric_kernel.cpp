@@ -65,7 +65,7 @@ std::uint64_t fabric_kernel::barrier_arrive(int) {
 
 void fabric_kernel::wake_rank(int r) {
   if (r >= ranks_ || state_[r] == rank_state::done) return;  // memory-only endpoints run no software
-  change_state(r, rank_state::running, 0);  // may post from now on: the horizon stops here
+  change_state(r, rank_state::running, 0);                   // may post from now on: the horizon stops here
   ctl_[r]->wake();
 }
 
@@ -182,7 +182,8 @@ void fabric_kernel::complete(const fabric_core::Completion& c) {
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
     mem_out[o.peer]->b_transport(tx, d);
     if (tx.is_response_error())
-      fail("a read of " + rank_names_[o.peer] + " at address " + std::to_string(o.peer_addr) + " is outside its memory");
+      fail("a read of " + rank_names_[o.peer] + " at address " + std::to_string(o.peer_addr) +
+           " is outside its memory");
     o.stage = 1;
     engine_->post(o.peer, o.requester, o.bytes, c.time_ps + ctl_[o.peer]->read_latency_ps(), c.cookie,
                   fabric_core::TransferKind::read_completion);
@@ -229,8 +230,8 @@ void fabric_kernel::kernel_thread() {
     if (engine_->failed_direction() >= 0) {
       // A terminal failure is a result, not a malfunction: record it and stop.
       std::ostringstream os;
-      os << name() << ": a link went down (retry limit) at t=" << std::max(now_ps(), engine_->now()) / 1000.0
-         << "ns; " << engine_->diagnosis();
+      os << name() << ": a link went down (retry limit) at t=" << std::max(now_ps(), engine_->now()) / 1000.0 << "ns; "
+         << engine_->diagnosis();
       link_down_ = os.str();
       sc_core::sc_stop();
       return;
@@ -246,8 +247,9 @@ void fabric_kernel::kernel_thread() {
     if (h == link::kNever) {
       // Nobody can post and the core has nothing left to do.
       if (engine_->next_event_time() == link::kNever)
-        fail("deadlock: every unfinished rank is blocked and no fabric event is pending "
-             "(flits may sit in TxReplay or in blocked input buffers)");
+        fail(
+            "deadlock: every unfinished rank is blocked and no fabric event is pending "
+            "(flits may sit in TxReplay or in blocked input buffers)");
       continue;
     }
     if (h > deadline_ps_) fail(fmt_deadline());

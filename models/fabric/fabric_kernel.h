@@ -2,16 +2,16 @@
 // The fabric kernel: owns the flit-level timing core of all links and
 // switches, accepts DMA operations from accelerators, lands data in their
 // memories, and keeps the timing core causal with respect to the software.
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
+#include <systemc>
+#include <tlm>
 
 #include <functional>
 #include <memory>
 #include <queue>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/fabric/core/timing_core.h"
@@ -75,8 +75,8 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
 
  private:
   struct Op {
-    int requester;            // rank that posted it
-    std::uint64_t op;         // requester's op id
+    int requester;     // rank that posted it
+    std::uint64_t op;  // requester's op id
     bool read;
     int peer;
     std::uint64_t peer_addr, local_addr, bytes;
@@ -105,8 +105,8 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
   std::vector<rank_control_if*> ctl_;
   std::vector<rank_state> state_;
   std::vector<std::uint64_t> until_;
-  int running_;    // ranks in state running
-  int done_ = 0;   // ranks in state done
+  int running_;   // ranks in state running
+  int done_ = 0;  // ranks in state done
   // (until, rank) of computations; entries whose rank has left that state are
   // dropped when they reach the top (horizon()).
   std::priority_queue<std::pair<std::uint64_t, int>, std::vector<std::pair<std::uint64_t, int>>,

@@ -37,9 +37,7 @@ struct flit_burst_ext : tlm::tlm_extension<flit_burst_ext> {
   bool end_of_stream = false;
 
   tlm::tlm_extension_base* clone() const override { return new flit_burst_ext(*this); }
-  void copy_from(const tlm::tlm_extension_base& other) override {
-    *this = static_cast<const flit_burst_ext&>(other);
-  }
+  void copy_from(const tlm::tlm_extension_base& other) override { *this = static_cast<const flit_burst_ext&>(other); }
 };
 
 /// Scope guard: attaches a caller-owned (stack) extension to a payload and

@@ -92,7 +92,8 @@ void ualink_port::forward_delivered() {
     extension_guard guard(tx, out_ext_);
     out->b_transport(tx, d);
   }
-  if (tx.is_response_error()) SC_REPORT_ERROR("fabricsim/ualink_port", (diagnosis() + ": far endpoint refused a delivery").c_str());
+  if (tx.is_response_error())
+    SC_REPORT_ERROR("fabricsim/ualink_port", (diagnosis() + ": far endpoint refused a delivery").c_str());
   if (bytes) {
     // Drop the delivered bytes; compact only once the dead prefix outweighs
     // what is left (amortised O(1) per byte, no copy of the whole buffer per burst).

@@ -1,10 +1,10 @@
 #pragma once
 // SystemC TLM-2.0 (loosely timed) wrapper of one UALink-style link direction
 // pair. Protocol logic: models/link/core/link_engine.h.
-#include <systemc>
-#include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
+#include <systemc>
+#include <tlm>
 
 #include <cstdint>
 #include <string>
@@ -69,7 +69,7 @@ class ualink_port : public sc_core::sc_module {
   std::uint64_t deadline_ps_;
   std::uint32_t flit_bytes_;
   enum class Payload { unknown, bytes, tags, both } payload_ = Payload::unknown;  // fixed by the first burst
-  std::vector<unsigned char> data_;   // bytes mode: data_[data_head_..] = payload of undelivered flits
+  std::vector<unsigned char> data_;  // bytes mode: data_[data_head_..] = payload of undelivered flits
   std::size_t data_head_ = 0;
   link::RingQueue<std::uint64_t> tags_;  // tags of undelivered flits, in sequence order
   std::uint64_t forwarded_ = 0;          // flits delivered to `out` so far

@@ -17,8 +17,10 @@ void host_memory::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time&) {
     return;
   }
   if (p_.functional && tx.get_data_ptr()) {
-    if (tx.is_write()) std::memcpy(data_.data() + a, tx.get_data_ptr(), n);
-    else std::memcpy(tx.get_data_ptr(), data_.data() + a, n);
+    if (tx.is_write())
+      std::memcpy(data_.data() + a, tx.get_data_ptr(), n);
+    else
+      std::memcpy(tx.get_data_ptr(), data_.data() + a, n);
   }
   tx.set_response_status(tlm::TLM_OK_RESPONSE);
 }

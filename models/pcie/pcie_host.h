@@ -5,9 +5,9 @@
 // quadrants, the data fabric). Their timing lives in the components of
 // models/pcie/core/ (HostBridge, IoQuadrant, ...), which pcie::PcieEngine
 // schedules and the fabric kernel drives; no TLM transaction crosses them per TLP.
+#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
 #include <string>

@@ -1,9 +1,9 @@
 #pragma once
 // Far endpoint of the link experiment: receives delivered flits, checks
 // exactly-once in-order delivery of the source's flits, records delivery times.
+#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
 #include <vector>

@@ -1,9 +1,9 @@
 #pragma once
 // Traffic source of the link experiment: posts a periodic stream of payload
 // flits to a port as TLM WRITE bursts.
+#include <tlm_utils/simple_initiator_socket.h>
 #include <systemc>
 #include <tlm>
-#include <tlm_utils/simple_initiator_socket.h>
 
 #include <cstdint>
 

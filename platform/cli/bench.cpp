@@ -100,10 +100,11 @@ Summary summarize(const std::vector<Sample>& v) {
 }
 
 void print_summary(const std::string& label, const Summary& s) {
-  std::cout << fmt::format("{}: median {:.3f} s wall, {:.3f} s CPU; {} flit transmissions: {:.2f} M/s per "
-                           "wall-second, {:.2f} M/s per CPU-second; peak RSS {:.1f} MB\n",
-                           label, s.wall_s, s.cpu_s, s.transmissions, s.transmissions / s.wall_s / 1e6,
-                           s.transmissions / s.cpu_s / 1e6, s.max_rss_kb / 1024.0);
+  std::cout << fmt::format(
+      "{}: median {:.3f} s wall, {:.3f} s CPU; {} flit transmissions: {:.2f} M/s per "
+      "wall-second, {:.2f} M/s per CPU-second; peak RSS {:.1f} MB\n",
+      label, s.wall_s, s.cpu_s, s.transmissions, s.transmissions / s.wall_s / 1e6, s.transmissions / s.cpu_s / 1e6,
+      s.max_rss_kb / 1024.0);
 }
 
 // Outputs of the two binaries' runs, byte for byte: "" if identical, else the first differing file.
@@ -124,9 +125,10 @@ void bare_engine_loop(const config::LinkExperimentConfig& cfg) {
   for (std::uint64_t i = 0; i < cfg.traffic.flits; ++i) e.offer(cfg.traffic.start_ps + i * cfg.traffic.period_ps);
   e.run_to_completion();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::cout << fmt::format("bare link-engine loop (this process, no SystemC): {} flit transmissions in {:.3f} s: "
-                           "{:.2f} M/s\n",
-                           e.stats().transmissions, wall, e.stats().transmissions / wall / 1e6);
+  std::cout << fmt::format(
+      "bare link-engine loop (this process, no SystemC): {} flit transmissions in {:.3f} s: "
+      "{:.2f} M/s\n",
+      e.stats().transmissions, wall, e.stats().transmissions / wall / 1e6);
 }
 
 }  // namespace
@@ -136,7 +138,8 @@ int run_bench(const BenchArgs& a) {
   const auto doc = config::load_with_overrides(a.fabric, a.sets);
   const std::string kind = fabric::fabric_kind(*doc);
   if (kind == "pcie-host")
-    throw config::ConfigError(a.fabric + ": key 'fabric.kind': bench counts flit transmissions; a pcie-host fabric "
+    throw config::ConfigError(a.fabric +
+                              ": key 'fabric.kind': bench counts flit transmissions; a pcie-host fabric "
                               "has none (time it with /usr/bin/time fabricsim run, docs/performance.md)");
   const bool link_pair = kind == "link-pair";
   config::LinkExperimentConfig lcfg;

@@ -6,11 +6,11 @@ namespace fabricsim::cli {
 
 /// What `fabricsim bench` times.
 struct BenchArgs {
-  std::string fabric;              ///< fabric YAML (link-pair or switched fabric)
-  std::vector<std::string> sets;   ///< --set overrides passed to every run
-  unsigned repeat = 3;             ///< runs per binary
-  std::string against;             ///< optional second binary, run interleaved with this one
-  std::string self_exe;            ///< this program (the child runs `SELF run ...`)
+  std::string fabric;             ///< fabric YAML (link-pair or switched fabric)
+  std::vector<std::string> sets;  ///< --set overrides passed to every run
+  unsigned repeat = 3;            ///< runs per binary
+  std::string against;            ///< optional second binary, run interleaved with this one
+  std::string self_exe;           ///< this program (the child runs `SELF run ...`)
 };
 
 /// `fabricsim bench`: time the path users run. Each repetition is a child

@@ -12,14 +12,14 @@
 
 #include <systemc>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cctype>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -28,13 +28,13 @@
 #include "platform/cli/bench.h"
 #include "platform/config/link_config.h"
 #include "platform/config/rifl_config.h"
-#include "platform/report/files.h"
-#include "platform/report/identity.h"
-#include "platform/report/trace.h"
 #include "platform/config/yaml_config.h"
 #include "platform/fabric/fabric_config.h"
 #include "platform/fabric/fabric_graph.h"
 #include "platform/fabric/host_config.h"
+#include "platform/report/files.h"
+#include "platform/report/identity.h"
+#include "platform/report/trace.h"
 #include "platform/sim/check.h"
 #include "platform/sim/fabric_run.h"
 #include "platform/sim/host_run.h"
@@ -85,8 +85,8 @@ struct RunArgs {
 // under "run", each CSV in a trailing run_id column, trace.json under
 // "otherData.run". The outputs of a previous run in the same folder are removed
 // before simulating, so nothing there can be mixed up with this run's.
-const char* const kRunOutputs[] = {"result.json", "collectives.csv", "links.csv", "trace.json", "steps.csv",
-                                   "threadblocks.csv"};
+const char* const kRunOutputs[] = {"result.json", "collectives.csv", "links.csv",
+                                   "trace.json",  "steps.csv",       "threadblocks.csv"};
 
 report::RunIdentity run_identity(const config::Document& doc, std::uint64_t seed) {
   std::vector<report::InputFile> inputs;
@@ -169,7 +169,8 @@ void prepare_out(const RunArgs& a) {
 }
 
 void written(const RunArgs& a) {
-  set_interrupt_message(fmt::format("after the run of {} had finished; its outputs in {} are complete", a.fabric, a.out));
+  set_interrupt_message(
+      fmt::format("after the run of {} had finished; its outputs in {} are complete", a.fabric, a.out));
 }
 
 // result.json of a run: the simulation's JSON plus "run" (identity).
@@ -213,8 +214,8 @@ void write_dot(const std::string& path, const std::string& dot) {
 void reject_conflict(const std::vector<std::string>& sets, const std::string& flag, const std::string& key) {
   for (const auto& s : sets)
     if (config::assignment_sets(s, key))
-      throw config::ConfigError(fmt::format("{} and --set {} both set {}; give only one of them", flag,
-                                            s.substr(0, s.find('=')), key));
+      throw config::ConfigError(
+          fmt::format("{} and --set {} both set {}; give only one of them", flag, s.substr(0, s.find('=')), key));
 }
 
 std::shared_ptr<config::Document> load_fabric_doc(const RunArgs& a, std::string& kind) {
@@ -224,7 +225,8 @@ std::shared_ptr<config::Document> load_fabric_doc(const RunArgs& a, std::string&
   if (!a.policy.empty() && kind == "pcie-host")
     throw config::ConfigError("--policy: a pcie-host fabric has no link policy (its links are error-free PCIe)");
   if (!a.policy.empty() && kind == "rifl-link")
-    throw config::ConfigError("--policy: a rifl-link fabric has no FEC policy (RIFL retransmits; see docs/models/rifl.md)");
+    throw config::ConfigError(
+        "--policy: a rifl-link fabric has no FEC policy (RIFL retransmits; see docs/models/rifl.md)");
   if (!a.policy.empty()) reject_conflict(a.sets, "--policy", fabric::policy_key(kind));
   if (!a.policy.empty()) config::apply_overrides(*doc, {fabric::policy_key(kind) + "=" + a.policy}, "--policy");
   if (!a.seed.empty()) config::apply_overrides(*doc, {"run.seed=" + a.seed}, "--seed");
@@ -279,8 +281,9 @@ int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   }
   if (!a.quiet)
     std::cout << r.summary
-              << fmt::format("  wrote {0}/result.json, {0}/collectives.csv, {0}/links.csv{1}\n", out.string(),
-                             r.steps_csv.empty() ? "" : fmt::format(", {0}/steps.csv, {0}/threadblocks.csv", out.string()));
+              << fmt::format(
+                     "  wrote {0}/result.json, {0}/collectives.csv, {0}/links.csv{1}\n", out.string(),
+                     r.steps_csv.empty() ? "" : fmt::format(", {0}/steps.csv, {0}/threadblocks.csv", out.string()));
   if (!r.link_down.empty())
     std::cerr << "warning: terminal failure, the collective did not complete: " << r.link_down << "\n";
   if (r.link_down.empty() && cfg.workload.data && !r.row.correct) {
@@ -300,8 +303,9 @@ int cmd_run_host(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   for (int g : W.group) group += (group.empty() ? "" : ",") + std::to_string(g);
   if (!a.quiet)
     std::cout << fmt::format("fabricsim run: {} ({}), GPUs {}, {}, {}, seed {}\n", cfg.host.name, a.fabric, group,
-                             cfg.decode_mode ? fmt::format("decode rounds after {} selection", sw::to_string(cfg.decode.selection))
-                                             : fmt::format("{} of {} B per GPU", W.transport, W.size_bytes),
+                             cfg.decode_mode
+                                 ? fmt::format("decode rounds after {} selection", sw::to_string(cfg.decode.selection))
+                                 : fmt::format("{} of {} B per GPU", W.transport, W.size_bytes),
                              W.ops ? fmt::format("{} operations", W.ops)
                                    : fmt::format("{:.3f} s simulated", sim::cell_duration_ps(cfg) / 1e12),
                              cfg.seed);
@@ -326,10 +330,11 @@ int cmd_run_rifl(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   prepare_out(a);
   const auto& c = cfg.link;
   if (!a.quiet)
-    std::cout << fmt::format("fabricsim run: {} ({}), {} lanes x {} Gb/s, {}-bit frames, BER {:.3g} / {:.3g}, "
-                             "{} B per direction, seed {}\n",
-                             cfg.name, a.fabric, c.lanes, c.lane_rate_bps / 1e9, c.frame_bits, c.ber_ab, c.ber_ba,
-                             c.bytes_per_direction, c.seed);
+    std::cout << fmt::format(
+        "fabricsim run: {} ({}), {} lanes x {} Gb/s, {}-bit frames, BER {:.3g} / {:.3g}, "
+        "{} B per direction, seed {}\n",
+        cfg.name, a.fabric, c.lanes, c.lane_rate_bps / 1e9, c.frame_bits, c.ber_ab, c.ber_ba, c.bytes_per_direction,
+        c.seed);
   report::TraceWriter tw;
   const sim::RiflRunResult r = sim::run_rifl_experiment(cfg, a.trace ? &tw : nullptr, !a.quiet && isatty(2));
   if (!r.ok) {
@@ -351,9 +356,8 @@ int cmd_run(const RunArgs& a) {
   const report::RunIdentity id = run_identity(*doc, cfg.seed);
   prepare_out(a);
   if (!a.quiet)
-    std::cout << fmt::format("fabricsim run: {} ({}), policy {}, seed {}, {} flits every {} ns\n", cfg.name,
-                             a.fabric, cfg.link.policy_name, cfg.seed, cfg.traffic.flits,
-                             cfg.traffic.period_ps / 1000.0);
+    std::cout << fmt::format("fabricsim run: {} ({}), policy {}, seed {}, {} flits every {} ns\n", cfg.name, a.fabric,
+                             cfg.link.policy_name, cfg.seed, cfg.traffic.flits, cfg.traffic.period_ps / 1000.0);
   report::TraceWriter tw;
   const sim::LinkRunResult r = sim::run_link_experiment(cfg, a.trace ? &tw : nullptr);
   if (!r.ok) {
@@ -366,28 +370,29 @@ int cmd_run(const RunArgs& a) {
     const auto& l = r.json["link"];
     // A link that went down delivered part of the stream: no goodput or P99 to report.
     const bool down = l.contains("diagnosis");
-    const std::string head =
-        down ? fmt::format("  no goodput or P99 latency (the link went down before the stream completed)   delivered {} of {} flits",
-                           m.delivered_flits, cfg.traffic.flits)
-             : fmt::format("  goodput {:.2f} Gb/s   P99 latency {:.2f} us   delivered {} flits", m.goodput_gbps, m.p99_us,
-                           m.delivered_flits);
-    std::cout << head << fmt::format(
-        " (order violations {}, missing {})\n"
-        "  replayed {} flits   FEC {:.1f} KiB   reverse control {:.1f} KiB   terminal failures {}\n"
-        "  first-attempt raw errors {}   mean exposed suffix {:.1f} flits   admission stall {:.0f} ns (window) "
-        "{:.0f} ns (replay)\n"
-        "  channel estimate a={:.5f} b={:.5f} (injected {} / {}) over {} steps\n"
-        "  wrote {}\n",
-        r.json["sink"]["order_violations"].get<std::uint64_t>(),
-        r.json["sink"]["missing"].get<std::uint64_t>(), m.replayed_flits, m.fec_bytes / 1024.0,
-        m.control_bytes / 1024.0, m.terminal_failures, m.first_attempt_errors,
-        l["mean_exposed_suffix_flits"].get<double>(), l["admission_stall_window_ns"].get<double>(),
-        l["admission_stall_replay_ns"].get<double>(),
-        r.json["channel"]["p_good_to_bad_estimate"].get<double>(),
-        r.json["channel"]["p_bad_to_good_estimate"].get<double>(), cfg.link.channel.a, cfg.link.channel.b,
-        r.json["channel"]["steps"].get<std::uint64_t>(), (fs::path(a.out) / "result.json").string());
-    if (m.terminal_failures)
-      std::cout << "  link went down: " << l["diagnosis"].get<std::string>() << "\n";
+    const std::string head = down ? fmt::format(
+                                        "  no goodput or P99 latency (the link went down before the stream completed)  "
+                                        " delivered {} of {} flits",
+                                        m.delivered_flits, cfg.traffic.flits)
+                                  : fmt::format("  goodput {:.2f} Gb/s   P99 latency {:.2f} us   delivered {} flits",
+                                                m.goodput_gbps, m.p99_us, m.delivered_flits);
+    std::cout
+        << head
+        << fmt::format(
+               " (order violations {}, missing {})\n"
+               "  replayed {} flits   FEC {:.1f} KiB   reverse control {:.1f} KiB   terminal failures {}\n"
+               "  first-attempt raw errors {}   mean exposed suffix {:.1f} flits   admission stall {:.0f} ns (window) "
+               "{:.0f} ns (replay)\n"
+               "  channel estimate a={:.5f} b={:.5f} (injected {} / {}) over {} steps\n"
+               "  wrote {}\n",
+               r.json["sink"]["order_violations"].get<std::uint64_t>(), r.json["sink"]["missing"].get<std::uint64_t>(),
+               m.replayed_flits, m.fec_bytes / 1024.0, m.control_bytes / 1024.0, m.terminal_failures,
+               m.first_attempt_errors, l["mean_exposed_suffix_flits"].get<double>(),
+               l["admission_stall_window_ns"].get<double>(), l["admission_stall_replay_ns"].get<double>(),
+               r.json["channel"]["p_good_to_bad_estimate"].get<double>(),
+               r.json["channel"]["p_bad_to_good_estimate"].get<double>(), cfg.link.channel.a, cfg.link.channel.b,
+               r.json["channel"]["steps"].get<std::uint64_t>(), (fs::path(a.out) / "result.json").string());
+    if (m.terminal_failures) std::cout << "  link went down: " << l["diagnosis"].get<std::string>() << "\n";
   }
   return 0;
 }
@@ -411,29 +416,34 @@ int sc_main(int argc, char* argv[]) {
       ->allow_extra_args(false);
   run->add_option("--seed", ra.seed, "seed, 0 to 2^64-1 (sets run.seed; an error together with --set run.seed)");
   run->add_option("--policy", ra.policy,
-                  "fixed-strong | post-decode | predictive-fec | preface (UALink links; an error together with --set of the policy)");
+                  "fixed-strong | post-decode | predictive-fec | preface (UALink links; an error together with --set "
+                  "of the policy)");
   run->add_option("--out", ra.out, "output directory")->capture_default_str();
   run->add_flag("--quiet", ra.quiet, "no summary on stdout");
   run->add_flag("--trace", ra.trace, "also write DIR/trace.json (Chrome / Perfetto trace events)");
 
   std::string study_file, sweep_out;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
-  auto* sweep = app.add_subcommand("sweep", "run a study (points in parallel processes); writes results.csv, summary.json");
+  auto* sweep =
+      app.add_subcommand("sweep", "run a study (points in parallel processes); writes results.csv, summary.json");
   sweep->add_option("study", study_file, "study YAML")->required();
   sweep->add_option("--jobs,-j", jobs, "parallel processes")->check(CLI::Range(1u, 1024u))->capture_default_str();
   sweep->add_option("--out", sweep_out, "output directory (default: out/<study name>)");
   bool fresh = false, collect = false;
   std::string shard;
-  sweep->add_flag("--fresh", fresh, "rerun every point (by default a finished point is reused if nothing it depends on changed)");
+  sweep->add_flag("--fresh", fresh,
+                  "rerun every point (by default a finished point is reused if nothing it depends on changed)");
   sweep->add_option("--shard", shard, "I/N: run only the I-th of N shares of the points (batch arrays); no tables");
-  sweep->add_flag("--collect", collect, "run nothing; write the tables once every share is finished (refuses missing or stale points)");
+  sweep->add_flag("--collect", collect,
+                  "run nothing; write the tables once every share is finished (refuses missing or stale points)");
 
   std::string check_fabric, check_dot;
   std::vector<std::string> check_sets;
   auto* check = app.add_subcommand("check", "validate a fabric, print its summary, write its graph as Graphviz DOT");
   check->add_option("fabric", check_fabric, "fabric YAML")->required();
   check->add_option("--set", check_sets, "override a parameter: key.path=value (repeatable)")->allow_extra_args(false);
-  check->add_option("--dot", check_dot, "DOT output file, or a folder for <fabric name>.dot (default: out/<fabric name>.dot)");
+  check->add_option("--dot", check_dot,
+                    "DOT output file, or a folder for <fabric name>.dot (default: out/<fabric name>.dot)");
 
   cli::BenchArgs ba;
   auto* bench = app.add_subcommand(
@@ -468,7 +478,8 @@ int sc_main(int argc, char* argv[]) {
         unsigned i = 0, n = 0;
         char tail = 0;
         if (std::sscanf(shard.c_str(), "%u/%u%c", &i, &n, &tail) != 2 || n < 1 || i < 1 || i > n || n > 100000)
-          throw config::ConfigError(fmt::format("--shard '{}': expected I/N with 1 <= I <= N, e.g. --shard 2/8", shard));
+          throw config::ConfigError(
+              fmt::format("--shard '{}': expected I/N with 1 <= I <= N, e.g. --shard 2/8", shard));
         o.shard_index = i;
         o.shard_count = n;
       }

@@ -35,7 +35,8 @@ std::string name_of(E e, const std::vector<std::pair<std::string, E>>& table) {
 }
 
 const std::vector<std::pair<std::string, LinkSemantics::ChainIndex>> kChain{
-    {"per-flit", LinkSemantics::ChainIndex::per_flit}, {"per-transmission", LinkSemantics::ChainIndex::per_transmission}};
+    {"per-flit", LinkSemantics::ChainIndex::per_flit},
+    {"per-transmission", LinkSemantics::ChainIndex::per_transmission}};
 const std::vector<std::pair<std::string, LinkSemantics::TxQueue>> kQueue{{"fifo", LinkSemantics::TxQueue::fifo},
                                                                          {"recall", LinkSemantics::TxQueue::recall}};
 const std::vector<std::pair<std::string, LinkSemantics::RequestDedup>> kDedup{
@@ -66,9 +67,11 @@ link::LinkConfig parse_link_overlay(Section s, const link::LinkConfig& base) {
   if (c.control_flit_bytes == 0 || c.control_flit_bytes > (1u << 20))
     s.fail("control_flit", "control flit size must be in [1 B, 1 MiB]");
   c.policy.window_high = static_cast<std::uint32_t>(s.integer("window_high", c.policy.window_high, 1, 1u << 20));
-  c.policy.window_reduced = static_cast<std::uint32_t>(s.integer("window_reduced", c.policy.window_reduced, 1, 1u << 20));
+  c.policy.window_reduced =
+      static_cast<std::uint32_t>(s.integer("window_reduced", c.policy.window_reduced, 1, 1u << 20));
   if (c.policy.window_reduced > c.policy.window_high)
-    s.fail("window_reduced", fmt::format("W_R ({}) must not exceed W_H ({})", c.policy.window_reduced, c.policy.window_high));
+    s.fail("window_reduced",
+           fmt::format("W_R ({}) must not exceed W_H ({})", c.policy.window_reduced, c.policy.window_high));
   c.request_copies = static_cast<std::uint32_t>(s.integer("request_copies", c.request_copies, 1, 64));
   c.retry_limit = static_cast<std::uint32_t>(s.integer("retry_limit", c.retry_limit, 1, 1000000));
   c.rx_buffer_flits = static_cast<std::uint32_t>(s.integer("rx_buffer", c.rx_buffer_flits, 0, 1u << 24));
@@ -80,7 +83,8 @@ link::LinkConfig parse_link_overlay(Section s, const link::LinkConfig& base) {
       f.name = p.required_string("name");
       f.overhead = p.fraction("overhead", 0.0);
       f.decode_delay_ps = p.time_ps("decode_delay", 0);
-      if (!p.has("correctable")) p.fail("correctable", "required value is missing (symbols the profile corrects; 0 for none)");
+      if (!p.has("correctable"))
+        p.fail("correctable", "required value is missing (symbols the profile corrects; 0 for none)");
       f.correctable = static_cast<std::uint32_t>(p.integer("correctable", 0, 0, kMaxU));
       for (const auto& prev : c.fec_menu)
         if (prev.name == f.name) p.fail("name", fmt::format("FEC profile name '{}' is used twice", f.name));
@@ -147,7 +151,8 @@ link::LinkConfig parse_link_overlay(Section s, const link::LinkConfig& base) {
   m.chain_index = pick(sem, "chain_index", m.chain_index, kChain);
   m.tx_queue = pick(sem, "tx_queue", m.tx_queue, kQueue);
   m.request_dedup = pick(sem, "request_dedup", m.request_dedup, kDedup);
-  m.ignore_window_flits = static_cast<std::uint32_t>(sem.integer("ignore_window_flits", m.ignore_window_flits, 0, kMaxU));
+  m.ignore_window_flits =
+      static_cast<std::uint32_t>(sem.integer("ignore_window_flits", m.ignore_window_flits, 0, kMaxU));
   m.request_trigger = pick(sem, "request_trigger", m.request_trigger, kTrigger);
   m.replayed_count = pick(sem, "replayed_count", m.replayed_count, kCount);
   m.replay_profile = pick(sem, "replay_profile", m.replay_profile, kReplayProf);
@@ -166,8 +171,7 @@ LinkExperimentConfig parse_link_experiment(Section root) {
   Section f = root.child("fabric");
   e.name = f.string("name", "link-pair");
   const std::string kind = f.required_string("kind");
-  if (kind != "link-pair")
-    f.fail("kind", fmt::format("'{}' is not a fabric kind this build runs (link-pair)", kind));
+  if (kind != "link-pair") f.fail("kind", fmt::format("'{}' is not a fabric kind this build runs (link-pair)", kind));
   f.finish();
   e.link = parse_link(root.child("link"));
 
@@ -225,12 +229,9 @@ nlohmann::ordered_json to_json(const LinkExperimentConfig& e) {
                                  {"overhead", p.overhead},
                                  {"decode_delay_ps", p.decode_delay_ps},
                                  {"correctable", p.correctable}});
-  l["channel"] = {{"model", "gilbert-elliott"},
-                  {"p_good_to_bad", c.channel.a},
-                  {"p_bad_to_good", c.channel.b},
-                  {"error_good", c.channel.e_good},
-                  {"error_bad", c.channel.e_bad},
-                  {"magnitude_good", c.channel.m_good},
+  l["channel"] = {{"model", "gilbert-elliott"},      {"p_good_to_bad", c.channel.a},
+                  {"p_bad_to_good", c.channel.b},    {"error_good", c.channel.e_good},
+                  {"error_bad", c.channel.e_bad},    {"magnitude_good", c.channel.m_good},
                   {"magnitude_bad", c.channel.m_bad}};
   l["policy"] = {{"name", c.policy_name},
                  {"lambda", c.policy.lambda},

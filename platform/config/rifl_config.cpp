@@ -49,8 +49,8 @@ RiflExperimentConfig parse_rifl_experiment(Section root) {
   c.resync_frames = static_cast<std::uint32_t>(s.integer("resync_frames", c.resync_frames, 1, 1u << 20));
   Section ch = s.child_or_empty("channel");
   const std::string model = ch.choice("model", "independent", {"independent", "gilbert-elliott"});
-  c.channel = model == "independent" ? rifl::RiflConfig::Channel::independent
-                                     : rifl::RiflConfig::Channel::gilbert_elliott;
+  c.channel =
+      model == "independent" ? rifl::RiflConfig::Channel::independent : rifl::RiflConfig::Channel::gilbert_elliott;
   const double ber = ch.number("ber", 0.0, 0.0, 0.5);
   c.ber_ab = ch.number("ber_a_to_b", ber, 0.0, 0.5);
   c.ber_ba = ch.number("ber_b_to_a", ber, 0.0, 0.5);
@@ -117,8 +117,12 @@ nlohmann::ordered_json to_json(const RiflExperimentConfig& e) {
                   {"ber_a_to_b", c.ber_ab},
                   {"ber_b_to_a", c.ber_ba}};
   if (c.channel == rifl::RiflConfig::Channel::gilbert_elliott)
-    j["channel"].update({{"p_good_to_bad", c.ge.a}, {"p_bad_to_good", c.ge.b}, {"error_good", c.ge.e_good},
-                         {"error_bad", c.ge.e_bad}, {"magnitude_good", c.ge.m_good}, {"magnitude_bad", c.ge.m_bad}});
+    j["channel"].update({{"p_good_to_bad", c.ge.a},
+                         {"p_bad_to_good", c.ge.b},
+                         {"error_good", c.ge.e_good},
+                         {"error_bad", c.ge.e_bad},
+                         {"magnitude_good", c.ge.m_good},
+                         {"magnitude_bad", c.ge.m_bad}});
   j["traffic"] = {{"bytes_per_direction", c.bytes_per_direction},
                   {"payload_min_bytes", c.payload_min},
                   {"payload_max_bytes", c.payload_max},

@@ -37,8 +37,8 @@ double lookup(const std::string& text, const std::string& unit, double v,
 
 std::uint64_t parse_time_ps(const std::string& text) {
   auto [v, unit] = split(text, "time");
-  const double ps = lookup(text, unit, v, {{"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}}, "time",
-                           "20ns, 1.5us, 3s");
+  const double ps =
+      lookup(text, unit, v, {{"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}}, "time", "20ns, 1.5us, 3s");
   if (ps < 0) throw UnitError("time must not be negative, got '" + text + "'");
   if (ps > kMaxTimePs) throw UnitError("time '" + text + "' exceeds the limit of 100000 s (1e17 ps)");
   const double r = std::round(ps);
@@ -68,15 +68,10 @@ double parse_rate_bps(const std::string& text) {
 
 std::uint64_t parse_bytes(const std::string& text) {
   auto [v, unit] = split(text, "size");
-  const double b = lookup(text, unit, v,
-                          {{"B", 1},
-                           {"KB", 1e3},
-                           {"MB", 1e6},
-                           {"GB", 1e9},
-                           {"KiB", 1024.0},
-                           {"MiB", 1048576.0},
-                           {"GiB", 1073741824.0}},
-                          "size", "640B, 8MiB");
+  const double b = lookup(
+      text, unit, v,
+      {{"B", 1}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}},
+      "size", "640B, 8MiB");
   if (b < 0) throw UnitError("size must not be negative, got '" + text + "'");
   if (b > kMaxBytes) throw UnitError("size '" + text + "' exceeds the limit of 1 PiB (2^50 B)");
   const double r = std::round(b);

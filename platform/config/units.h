@@ -17,9 +17,9 @@ struct UnitError : std::invalid_argument {
 /// a 4 GiB reduction at 1 Mb/s: 3.4e16 ps) stays far below 2^62 ps, so the
 /// models' integer-picosecond conversions cannot overflow; keys whose derived
 /// times could still leave the range check them where they are read.
-constexpr double kMaxTimePs = 1e17;    ///< 100000 s
-constexpr double kMinRateBps = 1e6;    ///< 1 Mb/s
-constexpr double kMaxRateBps = 1e15;   ///< 1 Pb/s
+constexpr double kMaxTimePs = 1e17;               ///< 100000 s
+constexpr double kMinRateBps = 1e6;               ///< 1 Mb/s
+constexpr double kMaxRateBps = 1e15;              ///< 1 Pb/s
 constexpr double kMaxBytes = 1125899906842624.0;  ///< 1 PiB (2^50 B)
 
 /// Time -> picoseconds. Units: ps, ns, us, ms, s. "20ns" -> 20000. Rejects

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -20,10 +20,14 @@ namespace {
 std::string one_line(std::string s) {
   std::string out;
   for (char c : s) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += ' ';
-    else out += c;
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -36,7 +40,8 @@ const std::string* override_of(const Document& d, const std::string& kp) {
   for (const auto& [path, who] : d.overridden) {
     if (path.size() > kp.size() && path.compare(0, kp.size(), kp) == 0 && path[kp.size()] == '.') return &who;
     // A key inside a map that --set gave as its value.
-    if (kp.size() > path.size() && kp.compare(0, path.size(), path) == 0 && (kp[path.size()] == '.' || kp[path.size()] == '['))
+    if (kp.size() > path.size() && kp.compare(0, path.size(), path) == 0 &&
+        (kp[path.size()] == '.' || kp[path.size()] == '['))
       return &who;
   }
   return nullptr;
@@ -108,13 +113,16 @@ void record_file_read(const std::string& path, const std::string& bytes) {
   auto& reg = read_registry();
   const std::string h = report::fnv1a64_hex(bytes);
   auto it = std::find_if(reg.begin(), reg.end(), [&](const auto& e) { return e.first == path; });
-  if (it == reg.end()) reg.emplace_back(path, h);
-  else it->second = h;
+  if (it == reg.end())
+    reg.emplace_back(path, h);
+  else
+    it->second = h;
 }
 
 Document load_document(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw ConfigError(fmt::format("{}: is a directory, not a YAML file", path));
+  if (std::filesystem::is_directory(path, ec))
+    throw ConfigError(fmt::format("{}: is a directory, not a YAML file", path));
   std::ifstream f(path, std::ios::binary);
   if (!f) throw ConfigError(fmt::format("{}: cannot open file", path));
   std::string text{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
@@ -135,13 +143,11 @@ Document load_document(const std::string& path) {
 void apply_overrides(Document& doc, const std::vector<std::string>& assignments, const std::string& label) {
   for (const auto& a : assignments) {
     const auto eq = a.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw ConfigError(fmt::format("--set '{}': expected key.path=value", a));
+    if (eq == std::string::npos || eq == 0) throw ConfigError(fmt::format("--set '{}': expected key.path=value", a));
     const std::string path = a.substr(0, eq);
     const std::string value = a.substr(eq + 1);
     const std::string who = label.empty() ? "--set " + path : label;
-    if (value.find_first_not_of(" \t") == std::string::npos)
-      throw ConfigError(fmt::format("{}: empty value", who));
+    if (value.find_first_not_of(" \t") == std::string::npos) throw ConfigError(fmt::format("{}: empty value", who));
     // Steps: map keys, each optionally followed by list indices ("links[0]").
     struct Step {
       std::string key;  // empty for an index step
@@ -152,9 +158,7 @@ void apply_overrides(Document& doc, const std::vector<std::string>& assignments,
     {
       std::size_t i = 0;
       std::string sofar;
-      auto bad = [&](const std::string& why) {
-        throw ConfigError(one_line(fmt::format("--set '{}': {}", a, why)));
-      };
+      auto bad = [&](const std::string& why) { throw ConfigError(one_line(fmt::format("--set '{}': {}", a, why))); };
       while (i <= path.size()) {
         std::size_t j = path.find_first_of(".[", i);
         if (j == std::string::npos) j = path.size();
@@ -193,11 +197,10 @@ void apply_overrides(Document& doc, const std::vector<std::string>& assignments,
       const Step& st = steps[i];
       const bool last = i + 1 == steps.size();
       if (st.key.empty()) {
-        if (!cur.IsSequence())
-          throw ConfigError(one_line(fmt::format("{}: '{}' is not a list", who, parent)));
+        if (!cur.IsSequence()) throw ConfigError(one_line(fmt::format("{}: '{}' is not a list", who, parent)));
         if (st.index >= cur.size())
-          throw ConfigError(one_line(fmt::format("{}: '{}' has {} item(s); index {} is past the end", who, parent,
-                                                 cur.size(), st.index)));
+          throw ConfigError(one_line(
+              fmt::format("{}: '{}' has {} item(s); index {} is past the end", who, parent, cur.size(), st.index)));
         if (last) {
           cur[st.index] = v;
           break;
@@ -206,7 +209,8 @@ void apply_overrides(Document& doc, const std::vector<std::string>& assignments,
         cur.reset(next);
       } else {
         if (!cur.IsMap())
-          throw ConfigError(one_line(fmt::format("{}: '{}' is not a map", who, steps[i - 1].key.empty() ? parent : steps[i - 1].key)));
+          throw ConfigError(one_line(
+              fmt::format("{}: '{}' is not a map", who, steps[i - 1].key.empty() ? parent : steps[i - 1].key)));
         if (last) {
           cur[st.key] = v;
           break;
@@ -277,8 +281,8 @@ void Section::fail(const std::string& key, const std::string& message) const {
   if (const std::string* who = override_of(*doc_, kp)) {
     // Name the inner key when the override's value was a map or list.
     const bool inner = who->size() < 6 || who->compare(6, std::string::npos, kp) != 0;
-    throw ConfigError(one_line(inner ? fmt::format("{}: key '{}': {}", *who, kp, message)
-                                     : fmt::format("{}: {}", *who, message)));
+    throw ConfigError(
+        one_line(inner ? fmt::format("{}: key '{}': {}", *who, kp, message) : fmt::format("{}: {}", *who, message)));
   }
   YAML::Mark m = node_.Mark();
   if (!key.empty() && node_.IsMap()) {
@@ -373,15 +377,15 @@ std::vector<std::string> Section::assignments(const std::string& key) {
   return out;
 }
 
-#define FABRICSIM_UNIT_GETTER(ret, name, parser)              \
-  ret Section::name(const std::string& key, ret dflt) {       \
-    YAML::Node n = get(key);                                  \
-    if (absent(n)) return dflt;                                      \
-    try {                                                     \
-      return parser(scalar(key, n));                          \
-    } catch (const UnitError& e) {                            \
-      fail(key, e.what());                                    \
-    }                                                         \
+#define FABRICSIM_UNIT_GETTER(ret, name, parser)        \
+  ret Section::name(const std::string& key, ret dflt) { \
+    YAML::Node n = get(key);                            \
+    if (absent(n)) return dflt;                         \
+    try {                                               \
+      return parser(scalar(key, n));                    \
+    } catch (const UnitError& e) {                      \
+      fail(key, e.what());                              \
+    }                                                   \
   }
 
 FABRICSIM_UNIT_GETTER(std::uint64_t, time_ps, parse_time_ps)
@@ -464,7 +468,8 @@ void Section::finish() const {
     const std::string k = it->first.Scalar();
     if (!used_.count(k)) {
       const std::string kp = key_path(k);
-      if (const std::string* who = override_of(*doc_, kp)) throw ConfigError(fmt::format("{}: unknown key '{}'", *who, kp));
+      if (const std::string* who = override_of(*doc_, kp))
+        throw ConfigError(fmt::format("{}: unknown key '{}'", *who, kp));
       throw ConfigError(fmt::format("{}: key '{}': unknown key", where(doc_->file, it->first.Mark()), kp));
     }
   }

@@ -10,8 +10,8 @@
 #include <set>
 #include <stdexcept>
 #include <string>
-#include <vector>
 #include <utility>
+#include <vector>
 
 namespace fabricsim::config {
 
@@ -88,7 +88,7 @@ class Section {
   std::uint64_t time_ps(const std::string& key, std::uint64_t dflt);
   double rate_bps(const std::string& key, double dflt);
   std::uint64_t bytes(const std::string& key, std::uint64_t dflt);
-  double fraction(const std::string& key, double dflt);  ///< "2.5%" or 0.025, in [0,1]
+  double fraction(const std::string& key, double dflt);     ///< "2.5%" or 0.025, in [0,1]
   double probability(const std::string& key, double dflt);  ///< plain number in [0,1]
   double number(const std::string& key, double dflt, double lo, double hi);
   std::uint64_t integer(const std::string& key, std::uint64_t dflt, std::uint64_t lo, std::uint64_t hi);

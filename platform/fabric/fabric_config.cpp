@@ -55,8 +55,10 @@ models::accelerator_params parse_accel(config::Section s, const models::accelera
   // Schedules (sw/schedule_exec.h): copy / reduce rate of one threadblock; 0 or absent = off.
   if (s.has("threadblock_rate")) {
     const std::string v = s.string("threadblock_rate", "off");
-    if (v == "off" || v == "0") p.threadblock_rate_bytes_per_s = 0;
-    else p.threadblock_rate_bytes_per_s = s.rate_bps("threadblock_rate", 0) / 8.0;
+    if (v == "off" || v == "0")
+      p.threadblock_rate_bytes_per_s = 0;
+    else
+      p.threadblock_rate_bytes_per_s = s.rate_bps("threadblock_rate", 0) / 8.0;
   }
   s.finish();
   return p;
@@ -110,11 +112,13 @@ std::string resolve_schedule_path(const config::Section& w, const std::string& v
   if (fs::exists(beside)) return beside.lexically_normal().string();
   if (fs::exists(v)) return v.string();
   w.fail("schedule", fmt::format("schedule file '{}' not found (looked beside the fabric file, {}, and in the "
-                                 "current folder)", value, beside.lexically_normal().string()));
+                                 "current folder)",
+                                 value, beside.lexically_normal().string()));
 }
 
 void parse_schedule_workload(WorkloadSpec& W, config::Section& w, const FabricSpec& F, bool op_explicit, int ranks) {
-  if (!w.has("schedule")) w.fail("algorithm", "algorithm: schedule needs workload.schedule: PATH (MSCCL .xml or .yaml)");
+  if (!w.has("schedule"))
+    w.fail("algorithm", "algorithm: schedule needs workload.schedule: PATH (MSCCL .xml or .yaml)");
   W.schedule_path = resolve_schedule_path(w, w.string("schedule", ""));
   std::shared_ptr<sw::Schedule> S;
   {  // the schedule is an input of the run: its bytes join the run's identity (resume rule)
@@ -132,8 +136,9 @@ void parse_schedule_workload(WorkloadSpec& W, config::Section& w, const FabricSp
   } catch (const sw::ScheduleError& e) {
     const std::string m = e.what();
     const std::string key = m.find("workload.collective") != std::string::npos ? "collective"
-                            : m.find("size ") != std::string::npos || m.find("_chunks=") != std::string::npos ? "size"
-                                                                                                               : "schedule";
+                            : m.find("size ") != std::string::npos || m.find("_chunks=") != std::string::npos
+                                ? "size"
+                                : "schedule";
     w.fail(w.has(key) ? key : "schedule", m);
   }
   W.collective.op = S->op;
@@ -255,9 +260,10 @@ FabricRunConfig parse_fabric(config::Section root) {
                                  "a link endpoint NODE.PORT and rows of links.csv)",
                                  id));
       if (kind != "accelerator" && kind != "ualink-switch")
-        n.fail("kind", fmt::format("unknown node kind '{}' for a fabric of kind explicit (valid: accelerator, "
-                                   "ualink-switch; PCIe parts such as host-bridge belong to a fabric of kind pcie-host)",
-                                   kind));
+        n.fail("kind",
+               fmt::format("unknown node kind '{}' for a fabric of kind explicit (valid: accelerator, "
+                           "ualink-switch; PCIe parts such as host-bridge belong to a fabric of kind pcie-host)",
+                           kind));
       if (ids.count(id)) n.fail("id", fmt::format("duplicate node id '{}'", id));
       const std::size_t k = add_node(id, kind, src);
       ids[id] = k;
@@ -268,8 +274,10 @@ FabricRunConfig parse_fabric(config::Section root) {
       } else {
         n.child_or_empty("accelerator").finish();
       }
-      if (kind == "ualink-switch") F.nodes[k].sw = parse_switch(n.child_or_empty("switch"), swp);
-      else n.child_or_empty("switch").finish();
+      if (kind == "ualink-switch")
+        F.nodes[k].sw = parse_switch(n.child_or_empty("switch"), swp);
+      else
+        n.child_or_empty("switch").finish();
       F.nodes[k].ports = static_cast<std::uint32_t>(n.integer("ports", 0, 0, 65536));
       n.finish();
     }
@@ -282,8 +290,10 @@ FabricRunConfig parse_fabric(config::Section root) {
       if (!ids.count(na)) l.fail("a", fmt::format("dangling reference: no node '{}'", na));
       if (!ids.count(nb)) l.fail("b", fmt::format("dangling reference: no node '{}'", nb));
       add_link(ids[na], pa, ids[nb], pb, {where_of(l, "a"), l.path()});
-      if (l.has("link")) F.links.back().link = config::parse_link_overlay(l.child("link"), c.default_link);
-      else l.child_or_empty("link").finish();
+      if (l.has("link"))
+        F.links.back().link = config::parse_link_overlay(l.child("link"), c.default_link);
+      else
+        l.child_or_empty("link").finish();
       l.finish();
     }
   }
@@ -302,7 +312,8 @@ FabricRunConfig parse_fabric(config::Section root) {
   for (auto& o : root.list("link_overrides")) {
     const std::uint64_t idx = o.integer("index", 0, 0, ~0ull);
     if (!o.has("index")) o.fail("index", "required value is missing");
-    if (idx >= F.links.size()) o.fail("index", fmt::format("no link {} (the fabric has {} links)", idx, F.links.size()));
+    if (idx >= F.links.size())
+      o.fail("index", fmt::format("no link {} (the fabric has {} links)", idx, F.links.size()));
     F.links[idx].link = config::parse_link_overlay(o.child("link"), F.links[idx].link);
     o.finish();
   }
@@ -339,24 +350,25 @@ FabricRunConfig parse_fabric(config::Section root) {
       if (w.has(k)) w.fail(k, "only read with workload.algorithm: schedule");
   }
   if (!schedule) try {
-    sw::layout(c.workload.collective, rank);
-  } catch (const std::invalid_argument& e) {
-    const std::string m = e.what();
-    const std::string key = m.find("algorithm") != std::string::npos || m.find("power-of-two") != std::string::npos
-                                ? "algorithm"
-                            : m.find("root") != std::string::npos ? "root"
-                            : m.find("pipeline_chunks") != std::string::npos ? "pipeline_chunks"
-                            : m.find("chunk") != std::string::npos           ? "chunk"
-                            : m.find("ranks") != std::string::npos && m.find("size") == std::string::npos ? "algorithm"
-                                                                                                         : "size";
-    w.fail(w.has(key) ? key : "collective", m);
-  }
+      sw::layout(c.workload.collective, rank);
+    } catch (const std::invalid_argument& e) {
+      const std::string m = e.what();
+      const std::string key =
+          m.find("algorithm") != std::string::npos || m.find("power-of-two") != std::string::npos ? "algorithm"
+          : m.find("root") != std::string::npos                                                   ? "root"
+          : m.find("pipeline_chunks") != std::string::npos                                        ? "pipeline_chunks"
+          : m.find("chunk") != std::string::npos                                                  ? "chunk"
+          : m.find("ranks") != std::string::npos && m.find("size") == std::string::npos           ? "algorithm"
+                                                                                                  : "size";
+      w.fail(w.has(key) ? key : "collective", m);
+    }
   // One flit size per fabric (the timing core stripes flits across links).
   for (const auto& l : F.links)
     if (l.link.flit_bytes != c.default_link.flit_bytes)
-      throw config::ConfigError(fmt::format("{}: key '{}': every link of a fabric must use the flit size of "
-                                            "defaults.link.flit ({} B), this one uses {} B",
-                                            l.src.where, l.src.key, c.default_link.flit_bytes, l.link.flit_bytes));
+      throw config::ConfigError(
+          fmt::format("{}: key '{}': every link of a fabric must use the flit size of "
+                      "defaults.link.flit ({} B), this one uses {} B",
+                      l.src.where, l.src.key, c.default_link.flit_bytes, l.link.flit_bytes));
   w.finish();
 
   config::Section r = root.child_or_empty("run");
@@ -390,10 +402,17 @@ nlohmann::ordered_json to_json(const FabricRunConfig& c) {
                    {"verify", c.workload.verify}};
   if (c.workload.schedule) {
     const auto& S = *c.workload.schedule;
-    j["workload"]["schedule"] = {{"file", c.workload.schedule_path}, {"format", S.format}, {"name", S.name},
-                                 {"coll", S.coll}, {"proto", S.proto}, {"nchannels", S.nchannels},
-                                 {"nchunksperloop", S.nchunksperloop}, {"ngpus", S.ngpus}, {"inplace", S.inplace},
-                                 {"min_bytes", S.min_bytes}, {"max_bytes", S.max_bytes}};
+    j["workload"]["schedule"] = {{"file", c.workload.schedule_path},
+                                 {"format", S.format},
+                                 {"name", S.name},
+                                 {"coll", S.coll},
+                                 {"proto", S.proto},
+                                 {"nchannels", S.nchannels},
+                                 {"nchunksperloop", S.nchunksperloop},
+                                 {"ngpus", S.ngpus},
+                                 {"inplace", S.inplace},
+                                 {"min_bytes", S.min_bytes},
+                                 {"max_bytes", S.max_bytes}};
     j["workload"]["rank_map"] = c.workload.rank_map;
   }
   // Every link whose effective parameters differ from defaults.link, in full.
@@ -414,7 +433,8 @@ nlohmann::ordered_json to_json(const FabricRunConfig& c) {
       nj["reduce_rate_bytes_per_s"] = n.accel.reduce_rate_bytes_per_s;
       nj["dma_setup_ps"] = n.accel.dma_setup_ps;
       nj["memory_latency_ps"] = n.accel.memory_latency_ps;
-      if (n.accel.threadblock_rate_bytes_per_s > 0) nj["threadblock_rate_bytes_per_s"] = n.accel.threadblock_rate_bytes_per_s;
+      if (n.accel.threadblock_rate_bytes_per_s > 0)
+        nj["threadblock_rate_bytes_per_s"] = n.accel.threadblock_rate_bytes_per_s;
     } else {
       nj["latency_ps"] = n.sw.latency_ps;
       nj["output_queue_flits"] = n.sw.output_queue_flits;

@@ -23,9 +23,9 @@ namespace fabricsim::fabric {
 struct WorkloadSpec {
   sw::CollectiveSpec collective;
   int iterations = 1;
-  bool verify = true;        ///< check every output element against the expected value
-  bool data = true;          ///< move real bytes (false: timing only, no accelerator memory allocated)
-  SourceRef size_src;        ///< where workload.size (or the workload section) is, for memory errors
+  bool verify = true;  ///< check every output element against the expected value
+  bool data = true;    ///< move real bytes (false: timing only, no accelerator memory allocated)
+  SourceRef size_src;  ///< where workload.size (or the workload section) is, for memory errors
   // ---- users' schedules (workload.algorithm: schedule; docs/collectives.md "Schedules") ----
   /// The loaded and validated schedule; null for a built-in algorithm (then
   /// collective.algorithm names it; with a schedule it is "schedule").

@@ -29,15 +29,12 @@ struct EdgeProps {
 };
 
 /// Undirected multigraph (parallel links allowed), vertices = spec nodes.
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS,
-                                   boost::no_property, EdgeProps>;
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, boost::no_property, EdgeProps>;
 using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
 using Edge = boost::graph_traits<Graph>::edge_descriptor;
 
 /// "<where>: key '<key>': <what>".
-std::string at(const SourceRef& src, const std::string& what) {
-  return src.where + ": key '" + src.key + "': " + what;
-}
+std::string at(const SourceRef& src, const std::string& what) { return src.where + ": key '" + src.key + "': " + what; }
 
 /// "<where> key '<key>'" (a second place named inside a message).
 std::string place(const SourceRef& src) { return src.where + " key '" + src.key + "'"; }
@@ -62,18 +59,18 @@ struct FabricGraph::Impl {
   std::string name, generator;
   std::vector<std::string> ids, kinds;
   std::vector<SourceRef> node_src;
-  std::vector<int> rank;                       ///< per node; -1 for non-accelerators
-  std::vector<std::size_t> acc;                ///< node of rank r
+  std::vector<int> rank;         ///< per node; -1 for non-accelerators
+  std::vector<std::size_t> acc;  ///< node of rank r
   struct LinkEnds {
     std::size_t a, b;
     std::uint32_t a_port, b_port;
   };
   std::vector<LinkEnds> links;
-  std::vector<std::vector<Hop>> adj;           ///< per node, sorted by port
+  std::vector<std::vector<Hop>> adj;  ///< per node, sorted by port
   Graph g;
-  std::size_t n = 0;                           ///< number of nodes
-  std::vector<int> dist;                       ///< [rank * n + node], -1 unreachable
-  std::vector<std::uint32_t> next;             ///< [rank * n + node] index into adj[node]
+  std::size_t n = 0;                ///< number of nodes
+  std::vector<int> dist;            ///< [rank * n + node], -1 unreachable
+  std::vector<std::uint32_t> next;  ///< [rank * n + node] index into adj[node]
   std::map<int, std::size_t> classes;
   int diameter = 0;
 
@@ -84,8 +81,8 @@ struct FabricGraph::Impl {
   }
   void check_node(std::size_t v) const {
     if (v >= n)
-      throw std::out_of_range("fabric graph: node " + std::to_string(v) + " out of range (" +
-                              std::to_string(n) + " nodes)");
+      throw std::out_of_range("fabric graph: node " + std::to_string(v) + " out of range (" + std::to_string(n) +
+                              " nodes)");
   }
 };
 
@@ -116,13 +113,11 @@ FabricGraph::FabricGraph(const FabricSpec& spec) {
     int r = node.rank < 0 ? static_cast<int>(decl) : node.rank;
     ++decl;
     if (static_cast<std::size_t>(r) >= num_acc)
-      throw FabricError(at(node.src, "accelerator '" + node.id + "': rank " + std::to_string(r) +
-                                         " out of range (" + std::to_string(num_acc) +
-                                         " accelerators)"));
+      throw FabricError(at(node.src, "accelerator '" + node.id + "': rank " + std::to_string(r) + " out of range (" +
+                                         std::to_string(num_acc) + " accelerators)"));
     if (m.acc[r] != n)
-      throw FabricError(at(node.src, "accelerator '" + node.id + "': duplicate rank " +
-                                         std::to_string(r) + " (also '" + m.ids[m.acc[r]] +
-                                         "' at " + place(spec.nodes[m.acc[r]].src) + ")"));
+      throw FabricError(at(node.src, "accelerator '" + node.id + "': duplicate rank " + std::to_string(r) + " (also '" +
+                                         m.ids[m.acc[r]] + "' at " + place(spec.nodes[m.acc[r]].src) + ")"));
     m.acc[r] = v;
     m.rank[v] = r;
   }
@@ -136,19 +131,16 @@ FabricGraph::FabricGraph(const FabricSpec& spec) {
     const LinkSpec& ln = spec.links[l];
     for (auto [end, idx] : {std::pair<const char*, std::size_t>{"a", ln.a}, {"b", ln.b}})
       if (idx >= n)
-        throw FabricError(at(ln.src, std::string("dangling link endpoint: ") + end + " = node " +
-                                         std::to_string(idx) + ", but the fabric has " +
-                                         std::to_string(n) + " nodes"));
+        throw FabricError(at(ln.src, std::string("dangling link endpoint: ") + end + " = node " + std::to_string(idx) +
+                                         ", but the fabric has " + std::to_string(n) + " nodes"));
     if (ln.a == ln.b)
       throw FabricError(at(ln.src, "link connects node '" + m.ids[ln.a] + "' to itself (ports " +
-                                       std::to_string(ln.a_port) + " and " +
-                                       std::to_string(ln.b_port) + ")"));
+                                       std::to_string(ln.a_port) + " and " + std::to_string(ln.b_port) + ")"));
     for (auto [v, port] : {std::pair<std::size_t, std::uint32_t>{ln.a, ln.a_port}, {ln.b, ln.b_port}}) {
       const NodeSpec& node = spec.nodes[v];
       if (node.ports != 0 && port >= node.ports)
         throw FabricError(at(ln.src, "port " + std::to_string(port) + " of node '" + node.id +
-                                         "' out of range: the node declares " +
-                                         std::to_string(node.ports) + " ports"));
+                                         "' out of range: the node declares " + std::to_string(node.ports) + " ports"));
       auto [it, fresh] = port_user.emplace((static_cast<std::uint64_t>(v) << 32) | port, l);
       if (!fresh)
         throw FabricError(at(ln.src, "port " + std::to_string(port) + " of node '" + node.id +
@@ -160,29 +152,26 @@ FabricGraph::FabricGraph(const FabricSpec& spec) {
     m.adj[ln.b].push_back({ln.b_port, l, ln.a});
   }
   for (auto& ports : m.adj)
-    std::sort(ports.begin(), ports.end(),
-              [](const Hop& x, const Hop& y) { return x.port < y.port; });
+    std::sort(ports.begin(), ports.end(), [](const Hop& x, const Hop& y) { return x.port < y.port; });
   for (std::size_t v : m.acc)
     if (m.adj[v].empty())
-      throw FabricError(at(spec.nodes[v].src, "accelerator '" + m.ids[v] + "' (rank " +
-                                                  std::to_string(m.rank[v]) + ") has no link"));
+      throw FabricError(
+          at(spec.nodes[v].src, "accelerator '" + m.ids[v] + "' (rank " + std::to_string(m.rank[v]) + ") has no link"));
 
   // --- Boost graph, reachability --------------------------------------------
   m.g = Graph(n);
-  for (std::size_t l = 0; l < m.links.size(); ++l)
-    boost::add_edge(m.links[l].a, m.links[l].b, EdgeProps{l}, m.g);
+  for (std::size_t l = 0; l < m.links.size(); ++l) boost::add_edge(m.links[l].a, m.links[l].b, EdgeProps{l}, m.g);
   if (num_acc > 1) {
     std::vector<int> comp(n);
-    boost::connected_components(
-        m.g, boost::make_iterator_property_map(comp.begin(), boost::get(boost::vertex_index, m.g)));
+    boost::connected_components(m.g,
+                                boost::make_iterator_property_map(comp.begin(), boost::get(boost::vertex_index, m.g)));
     const std::size_t v0 = m.acc[0];
     for (std::size_t r = 1; r < num_acc; ++r) {
       const std::size_t v = m.acc[r];
       if (comp[v] != comp[v0])
-        throw FabricError(at(spec.nodes[v].src,
-                             "accelerator '" + m.ids[v] + "' (rank " + std::to_string(r) +
-                                 ") and accelerator '" + m.ids[v0] +
-                                 "' (rank 0) are unreachable from each other"));
+        throw FabricError(at(spec.nodes[v].src, "accelerator '" + m.ids[v] + "' (rank " + std::to_string(r) +
+                                                    ") and accelerator '" + m.ids[v0] +
+                                                    "' (rank 0) are unreachable from each other"));
     }
   }
 
@@ -194,8 +183,7 @@ FabricGraph::FabricGraph(const FabricSpec& spec) {
     const Vertex s = m.acc[r];
     d[static_cast<std::ptrdiff_t>(s)] = 0;
     boost::breadth_first_search(
-        m.g, s,
-        boost::visitor(boost::make_bfs_visitor(boost::record_distances(dmap, boost::on_tree_edge()))));
+        m.g, s, boost::visitor(boost::make_bfs_visitor(boost::record_distances(dmap, boost::on_tree_edge()))));
   }
 
   // --- forwarding tables: (node, rank) -> index into adj[node] --------------
@@ -247,13 +235,12 @@ const Hop& FabricGraph::next_hop(std::size_t node, int dst_rank) const {
   m.check_node(node);
   m.check_rank(dst_rank);
   if (m.acc[dst_rank] == node)
-    throw std::invalid_argument("fabric graph: next_hop: node '" + m.ids[node] +
-                                "' is the destination rank " + std::to_string(dst_rank));
+    throw std::invalid_argument("fabric graph: next_hop: node '" + m.ids[node] + "' is the destination rank " +
+                                std::to_string(dst_rank));
   const std::uint32_t i = m.next[static_cast<std::size_t>(dst_rank) * m.n + node];
   if (i == kNoHop)
     throw FabricError(at(m.node_src[node], "node '" + m.ids[node] + "' has no route to rank " +
-                                               std::to_string(dst_rank) + " ('" +
-                                               m.ids[m.acc[dst_rank]] + "')"));
+                                               std::to_string(dst_rank) + " ('" + m.ids[m.acc[dst_rank]] + "')"));
   return m.adj[node][i];
 }
 
@@ -299,8 +286,8 @@ struct NodeWriter {
   const std::vector<std::string>* kinds;
   void operator()(std::ostream& out, Vertex v) const {
     const std::string& kind = (*kinds)[v];
-    out << "[label=" << dot_quote((*ids)[v] + "\n" + kind)
-        << ", shape=" << (kind == kAccelerator ? "ellipse" : "box") << "]";
+    out << "[label=" << dot_quote((*ids)[v] + "\n" + kind) << ", shape=" << (kind == kAccelerator ? "ellipse" : "box")
+        << "]";
   }
 };
 

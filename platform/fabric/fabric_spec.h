@@ -24,10 +24,10 @@ using SwitchParams = models::switch_params;
 
 /// One node of the fabric.
 struct NodeSpec {
-  std::string id;          ///< unique name, e.g. "acc3", "sw0"
-  std::string kind;        ///< "accelerator" or "ualink-switch" (registry kind)
-  int rank = -1;           ///< accelerators: 0..N-1 in declaration order; switches: -1
-  std::uint32_t ports = 0; ///< number of ports (max port index + 1)
+  std::string id;           ///< unique name, e.g. "acc3", "sw0"
+  std::string kind;         ///< "accelerator" or "ualink-switch" (registry kind)
+  int rank = -1;            ///< accelerators: 0..N-1 in declaration order; switches: -1
+  std::uint32_t ports = 0;  ///< number of ports (max port index + 1)
   AcceleratorParams accel;
   bool auto_memory = true;  ///< size memory from the workload's buffers (memory: auto)
   SwitchParams sw;
@@ -37,17 +37,17 @@ struct NodeSpec {
 /// One bidirectional link between two ports; both directions use `link`
 /// (each direction its own channel stream, keyed by `id`).
 struct LinkSpec {
-  std::size_t a = 0, b = 0;           ///< node indices
+  std::size_t a = 0, b = 0;  ///< node indices
   std::uint32_t a_port = 0, b_port = 0;
-  link::LinkConfig link;              ///< link-layer parameters (policy, FEC menu, channel, window)
-  std::uint64_t id = 0;               ///< link index; directions use channel ids 2*id and 2*id+1
+  link::LinkConfig link;  ///< link-layer parameters (policy, FEC menu, channel, window)
+  std::uint64_t id = 0;   ///< link index; directions use channel ids 2*id and 2*id+1
   SourceRef src;
 };
 
 /// The whole fabric.
 struct FabricSpec {
   std::string name;
-  std::string generator;              ///< "ring", "switched-pod", "explicit"
+  std::string generator;  ///< "ring", "switched-pod", "explicit"
   std::vector<NodeSpec> nodes;
   std::vector<LinkSpec> links;
   std::size_t accelerators() const {

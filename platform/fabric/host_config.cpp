@@ -44,9 +44,7 @@ int whole(const std::string& t) {
 }
 }  // namespace
 
-int gpu_quadrant(const HostSpec& h, int id) {
-  return h.bridges[h.partitions[h.gpus.at(id).partition].bridge].quadrant;
-}
+int gpu_quadrant(const HostSpec& h, int id) { return h.bridges[h.partitions[h.gpus.at(id).partition].bridge].quadrant; }
 
 namespace {
 
@@ -73,15 +71,15 @@ std::vector<pcie::PcieNode> host_tree(const HostSpec& h, const std::vector<int>&
   for (std::size_t b = 0; b < h.bridges.size(); ++b) {
     bnode[b] = static_cast<int>(n.size());
     const int q = h.bridges[b].quadrant;
-    n.push_back({"hb" + h.bridges[b].bus, K::host_bridge, qnode[q], -1, q, nbio, nbio, h.quadrant_ps, h.host_bridge_ps});
+    n.push_back(
+        {"hb" + h.bridges[b].bus, K::host_bridge, qnode[q], -1, q, nbio, nbio, h.quadrant_ps, h.host_bridge_ps});
   }
   for (std::size_t p = 0; p < h.partitions.size(); ++p) {
     pnode[p] = static_cast<int>(n.size());
     const int b = h.partitions[p].bridge;
     std::string name = h.partitions[p].name;
     std::replace(name.begin(), name.end(), '.', '_');  // SystemC names allow no '.'
-    n.push_back({name, K::partition, bnode[b], -1, h.bridges[b].quadrant, x16, x16, h.host_bridge_ps,
-                 h.switch_ps});
+    n.push_back({name, K::partition, bnode[b], -1, h.bridges[b].quadrant, x16, x16, h.host_bridge_ps, h.switch_ps});
   }
   for (std::size_t r = 0; r < group.size(); ++r) {
     const auto& g = h.gpus.at(group[r]);
@@ -216,7 +214,8 @@ HostRunConfig parse_host(config::Section root) {
   }
   if (gpus.size() < 2) f.fail("gpus", "a host needs at least 2 GPUs");
   for (int i = 0; i < static_cast<int>(gpus.size()); ++i)
-    if (!gpus.count(i)) f.fail("gpus", fmt::format("GPU ids must run 0..{} without a gap; {} is missing", gpus.size() - 1, i));
+    if (!gpus.count(i))
+      f.fail("gpus", fmt::format("GPU ids must run 0..{} without a gap; {} is missing", gpus.size() - 1, i));
   for (auto& [id, g] : gpus) H.gpus.push_back(g);
   config::Section hm = f.child_or_empty("host_memory");
   H.host_memory_bytes = hm.bytes("size", 256ull << 20);
@@ -268,7 +267,8 @@ HostRunConfig parse_host(config::Section root) {
     }
     rs.stall_fraction = a.probability("fraction", rs.stall_fraction);
     rs.base_ps = a.time_ps("base", rs.base_ps);
-    rs.per_byte_ps = static_cast<double>(a.time_ps("per_KiB", static_cast<std::uint64_t>(rs.per_byte_ps * 1024))) / 1024.0;
+    rs.per_byte_ps =
+        static_cast<double>(a.time_ps("per_KiB", static_cast<std::uint64_t>(rs.per_byte_ps * 1024))) / 1024.0;
     rs.jitter = a.number("jitter", rs.jitter, 0, 1);
     rs.granule_bytes = a.bytes("granule", rs.granule_bytes);
     rs.max_past_window_ps = a.time_ps("max_past_window", rs.max_past_window_ps);
@@ -277,8 +277,9 @@ HostRunConfig parse_host(config::Section root) {
       const double piece = rs.granule_bytes ? std::min<double>(rs.granule_bytes, 1073741824.0) : 1073741824.0;
       const double worst = (static_cast<double>(rs.base_ps) + rs.per_byte_ps * piece) * (1.0 + rs.jitter);
       if (worst > config::kMaxTimePs)
-        a.fail(a.has("per_KiB") ? "per_KiB" : "base",
-               fmt::format("a stalled read of {:g} B would wait {:g} ps, beyond the time limit of 1e17 ps", piece, worst));
+        a.fail(
+            a.has("per_KiB") ? "per_KiB" : "base",
+            fmt::format("a stalled read of {:g} B would wait {:g} ps, beyond the time limit of 1e17 ps", piece, worst));
     }
     a.finish();
     config::Section b = m.child_or_empty("write_ordering");
@@ -348,7 +349,8 @@ HostRunConfig parse_host(config::Section root) {
   {
     config::Section d = root.child_or_empty("decode");
     DecodeSpec& D = c.decode;
-    const std::string sel = d.choice("selection", "race-median", {"ladder", "race-median", "race-mean", "fabric-class"});
+    const std::string sel =
+        d.choice("selection", "race-median", {"ladder", "race-median", "race-mean", "fabric-class"});
     D.selection = sw::parse_selection(sel);
     D.allreduces.clear();
     const std::uint64_t n = c.workload.group.size();
@@ -381,7 +383,8 @@ HostRunConfig parse_host(config::Section root) {
       std::set<int> q;
       for (int g : c.workload.group) q.insert(gpu_quadrant(H, g));
       if (D.drop_reads_when_crossing && q.size() > 1 && sw::without_peer_reads(D.candidates).empty())
-        d.fail("candidates", "every candidate reads peers, and drop_reads_when_crossing removes them all on this group");
+        d.fail("candidates",
+               "every candidate reads peers, and drop_reads_when_crossing removes them all on this group");
     }
     D.race_window_ps = d.time_ps("race_window", D.race_window_ps);
     if (D.race_window_ps == 0) d.fail("race_window", "a race window must be > 0");
@@ -428,8 +431,8 @@ HostRunConfig parse_host(config::Section root) {
       spec.fabric_barriers = c.workload.kernel_barriers;
       const std::uint64_t need = sw::host_bytes(spec, n);
       if (need > H.host_memory_bytes)
-        hm.fail("size", fmt::format("{} of {} B per GPU on {} GPUs stages {} B in host memory; the host has {} B", t, b, n,
-                                    need, H.host_memory_bytes));
+        hm.fail("size", fmt::format("{} of {} B per GPU on {} GPUs stages {} B in host memory; the host has {} B", t, b,
+                                    n, need, H.host_memory_bytes));
       gpu_bytes = std::max(gpu_bytes, sw::layout(spec, n).total);
     }
     const std::uint64_t ram = gpu_bytes * static_cast<std::uint64_t>(n) + H.host_memory_bytes;
@@ -456,42 +459,73 @@ nlohmann::ordered_json to_json(const HostRunConfig& c) {
   for (std::size_t g = 0; g < H.gpus.size(); ++g)
     if (H.gpus[g].lanes != H.lanes || H.gpus[g].gen != H.gen)
       lanes[std::to_string(g)] = fmt::format("Gen{} x{}", H.gpus[g].gen, H.gpus[g].lanes);
-  j["fabric"] = {{"name", H.name}, {"kind", "pcie-host"}, {"quadrants", H.quadrants},
-                 {"host_bridges", H.bridges.size()}, {"partitions", H.partitions.size()}, {"gpus", H.gpus.size()},
-                 {"gpu_link_overrides", lanes}, {"host_memory_bytes", H.host_memory_bytes}};
-  j["link"] = {{"gen", H.gen}, {"lanes", H.lanes}, {"max_payload_bytes", H.max_payload}, {"tlp_overhead_bytes", H.tlp_overhead},
+  j["fabric"] = {{"name", H.name},
+                 {"kind", "pcie-host"},
+                 {"quadrants", H.quadrants},
+                 {"host_bridges", H.bridges.size()},
+                 {"partitions", H.partitions.size()},
+                 {"gpus", H.gpus.size()},
+                 {"gpu_link_overrides", lanes},
+                 {"host_memory_bytes", H.host_memory_bytes}};
+  j["link"] = {{"gen", H.gen},
+               {"lanes", H.lanes},
+               {"max_payload_bytes", H.max_payload},
+               {"tlp_overhead_bytes", H.tlp_overhead},
                {"raw_GBps", pcie_raw_Bps(H.gen, H.lanes) / 1e9}};
-  j["latency_ns"] = {{"switch", H.switch_ps / 1e3}, {"host_bridge", H.host_bridge_ps / 1e3}, {"quadrant", H.quadrant_ps / 1e3},
-                     {"data_fabric", H.data_fabric_ps / 1e3}, {"host_memory", H.host_memory_ps / 1e3}};
-  j["bandwidth_GBps"] = {{"nbio_port", H.nbio_port_Bps / 1e9}, {"data_fabric_port", H.data_fabric_port_Bps / 1e9},
+  j["latency_ns"] = {{"switch", H.switch_ps / 1e3},
+                     {"host_bridge", H.host_bridge_ps / 1e3},
+                     {"quadrant", H.quadrant_ps / 1e3},
+                     {"data_fabric", H.data_fabric_ps / 1e3},
+                     {"host_memory", H.host_memory_ps / 1e3}};
+  j["bandwidth_GBps"] = {{"nbio_port", H.nbio_port_Bps / 1e9},
+                         {"data_fabric_port", H.data_fabric_port_Bps / 1e9},
                          {"host_memory", H.host_memory_Bps / 1e9}};
   std::vector<int> order(E.calendar.order.begin(), E.calendar.order.end());
-  j["read_stall"] = {{"enabled", E.read_stall.enabled}, {"period_ms", E.calendar.period_ps / 1e9},
-                     {"window_ms", E.calendar.window_ps / 1e9}, {"stagger_ms", E.calendar.stagger_ps / 1e9},
-                     {"offset_ms", E.calendar.offset_ps / 1e9}, {"order", order},
-                     {"fraction", E.read_stall.stall_fraction}, {"base_ms", E.read_stall.base_ps / 1e9},
-                     {"per_KiB_us", E.read_stall.per_byte_ps * 1024 / 1e6}, {"jitter", E.read_stall.jitter},
+  j["read_stall"] = {{"enabled", E.read_stall.enabled},
+                     {"period_ms", E.calendar.period_ps / 1e9},
+                     {"window_ms", E.calendar.window_ps / 1e9},
+                     {"stagger_ms", E.calendar.stagger_ps / 1e9},
+                     {"offset_ms", E.calendar.offset_ps / 1e9},
+                     {"order", order},
+                     {"fraction", E.read_stall.stall_fraction},
+                     {"base_ms", E.read_stall.base_ps / 1e9},
+                     {"per_KiB_us", E.read_stall.per_byte_ps * 1024 / 1e6},
+                     {"jitter", E.read_stall.jitter},
                      {"granule_bytes", E.read_stall.granule_bytes},
                      {"max_past_window_ms", E.read_stall.max_past_window_ps / 1e9}};
-  j["write_ordering"] = {{"enabled", E.ordering.enabled}, {"ack_latency_ns", E.ordering.ack_latency_ps / 1e3},
+  j["write_ordering"] = {{"enabled", E.ordering.enabled},
+                         {"ack_latency_ns", E.ordering.ack_latency_ps / 1e3},
                          {"interleave_bytes", E.ordering.interleave_bytes},
                          {"fanout_window_ns", E.ordering.fanout_window_ps / 1e3}};
-  j["engine"] = {{"burst_bytes", E.burst_bytes}, {"read_request_bytes", E.request_bytes},
+  j["engine"] = {{"burst_bytes", E.burst_bytes},
+                 {"read_request_bytes", E.request_bytes},
                  {"interleave", E.random_interleave ? "random" : "round-robin"}};
-  j["gpu"] = {{"reduce_rate_GBps", H.gpu.reduce_rate_bytes_per_s / 1e9}, {"dma_setup_ns", H.gpu.dma_setup_ps / 1e3},
+  j["gpu"] = {{"reduce_rate_GBps", H.gpu.reduce_rate_bytes_per_s / 1e9},
+              {"dma_setup_ns", H.gpu.dma_setup_ps / 1e3},
               {"memory_latency_ns", H.gpu.memory_latency_ps / 1e3}};
   const auto& W = c.workload;
-  j["workload"] = {{"mode", c.decode_mode ? "decode" : "transport"}, {"group", W.group}, {"transport", W.transport},
-                   {"size_bytes", W.size_bytes},
-                   {"duration", W.duration_ps ? nlohmann::ordered_json(W.duration_ps / 1e9) : nlohmann::ordered_json("auto")},
-                   {"min_duration_ms", W.min_duration_ps / 1e9}, {"ops", W.ops}, {"barrier_us", W.barrier_ps / 1e6},
-                   {"chunk_bytes", W.chunk_bytes}, {"kernel_barriers", W.kernel_barriers}, {"data", W.data},
-                   {"verify", W.verify}};
+  j["workload"] = {
+      {"mode", c.decode_mode ? "decode" : "transport"},
+      {"group", W.group},
+      {"transport", W.transport},
+      {"size_bytes", W.size_bytes},
+      {"duration", W.duration_ps ? nlohmann::ordered_json(W.duration_ps / 1e9) : nlohmann::ordered_json("auto")},
+      {"min_duration_ms", W.min_duration_ps / 1e9},
+      {"ops", W.ops},
+      {"barrier_us", W.barrier_ps / 1e6},
+      {"chunk_bytes", W.chunk_bytes},
+      {"kernel_barriers", W.kernel_barriers},
+      {"data", W.data},
+      {"verify", W.verify}};
   if (c.decode_mode) {
     const auto& D = c.decode;
-    j["decode"] = {{"selection", sw::to_string(D.selection)}, {"allreduces", D.allreduces}, {"layers", D.layers},
-                   {"compute_us", D.compute_ps / 1e6}, {"candidates", D.candidates},
-                   {"drop_reads_when_crossing", D.drop_reads_when_crossing}, {"race_window_ms", D.race_window_ps / 1e9},
+    j["decode"] = {{"selection", sw::to_string(D.selection)},
+                   {"allreduces", D.allreduces},
+                   {"layers", D.layers},
+                   {"compute_us", D.compute_ps / 1e6},
+                   {"candidates", D.candidates},
+                   {"drop_reads_when_crossing", D.drop_reads_when_crossing},
+                   {"race_window_ms", D.race_window_ps / 1e9},
                    {"start_phase", D.random_start_phase ? "random" : "zero"}};
   }
   j["seed"] = c.seed;
@@ -505,14 +539,16 @@ namespace fabricsim::fabric {
 std::string host_summary(const HostRunConfig& c) {
   const auto& H = c.host;
   std::ostringstream os;
-  os << fmt::format("host {} (pcie-host): {} quadrants, {} host bridges, {} switch partitions, {} GPUs, host memory {:.3f} MiB\n",
-                    H.name, H.quadrants, H.bridges.size(), H.partitions.size(), H.gpus.size(),
-                    static_cast<double>(H.host_memory_bytes) / (1 << 20));
+  os << fmt::format(
+      "host {} (pcie-host): {} quadrants, {} host bridges, {} switch partitions, {} GPUs, host memory {:.3f} MiB\n",
+      H.name, H.quadrants, H.bridges.size(), H.partitions.size(), H.gpus.size(),
+      static_cast<double>(H.host_memory_bytes) / (1 << 20));
   for (std::size_t b = 0; b < H.bridges.size(); ++b) {
     std::string gpus;
     for (std::size_t g = 0; g < H.gpus.size(); ++g)
       if (H.partitions[H.gpus[g].partition].bridge == static_cast<int>(b))
-        gpus += fmt::format("{}{}{}", gpus.empty() ? "" : ",", g, H.gpus[g].lanes != H.lanes ? fmt::format("(x{})", H.gpus[g].lanes) : "");
+        gpus += fmt::format("{}{}{}", gpus.empty() ? "" : ",", g,
+                            H.gpus[g].lanes != H.lanes ? fmt::format("(x{})", H.gpus[g].lanes) : "");
     os << fmt::format("  host bridge {} (quadrant {}): GPUs {}\n", H.bridges[b].bus, H.bridges[b].quadrant, gpus);
   }
   const auto& G = c.workload.group;
@@ -523,9 +559,9 @@ std::string host_summary(const HostRunConfig& c) {
     for (std::size_t j = i + 1; j < G.size(); ++j) {
       const auto& a = H.gpus[G[i]];
       const auto& b = H.gpus[G[j]];
-      const char* cls = a.partition == b.partition                               ? "same partition"
+      const char* cls = a.partition == b.partition                       ? "same partition"
                         : gpu_quadrant(H, G[i]) == gpu_quadrant(H, G[j]) ? "same quadrant"
-                                                                                 : "cross-quadrant";
+                                                                         : "cross-quadrant";
       os << fmt::format("    {} - {}: {}\n", G[i], G[j], cls);
     }
   return os.str();

@@ -54,13 +54,13 @@ struct HostWorkload {
   std::vector<int> group{0, 1, 2, 3};  ///< GPU ids; rank i = group[i]
   std::string transport = "pull";      ///< a transport name, or "select" (selection policy below)
   std::uint64_t size_bytes = 80 * 1024;
-  std::uint64_t duration_ps = 0;       ///< 0: auto = whole stall periods covering min_duration
+  std::uint64_t duration_ps = 0;  ///< 0: auto = whole stall periods covering min_duration
   std::uint64_t min_duration_ps = 3'000'000'000'000ull;
-  std::uint64_t ops = 0;               ///< > 0: exactly this many operations instead of a duration
-  std::uint64_t barrier_ps = 0;        ///< cost of the cross-GPU start barrier (included in every operation)
+  std::uint64_t ops = 0;                   ///< > 0: exactly this many operations instead of a duration
+  std::uint64_t barrier_ps = 0;            ///< cost of the cross-GPU start barrier (included in every operation)
   std::uint64_t chunk_bytes = 256 * 1024;  ///< bulk transports
-  bool kernel_barriers = false;        ///< one-shot transports open and close with a barrier of flag writes over PCIe
-  bool data = false;                   ///< move real bytes (and verify) — slow for long cells
+  bool kernel_barriers = false;  ///< one-shot transports open and close with a barrier of flag writes over PCIe
+  bool data = false;             ///< move real bytes (and verify) — slow for long cells
   bool verify = true;
 };
 
@@ -72,11 +72,11 @@ struct DecodeSpec {
   sw::Selection selection = sw::Selection::race_median;
   std::vector<std::uint64_t> allreduces{80 * 1024};  ///< bytes per GPU, per layer
   std::uint32_t layers = 8;
-  std::uint64_t compute_ps = 20'000'000;             ///< gap before each AllReduce
-  std::vector<std::string> candidates;               ///< race candidates
-  bool drop_reads_when_crossing = false;             ///< race: drop read modes if the group spans quadrants
-  std::uint64_t race_window_ps = 2'000'000'000;      ///< per candidate and size
-  bool random_start_phase = true;                    ///< start at a seed-derived phase of the stall period
+  std::uint64_t compute_ps = 20'000'000;         ///< gap before each AllReduce
+  std::vector<std::string> candidates;           ///< race candidates
+  bool drop_reads_when_crossing = false;         ///< race: drop read modes if the group spans quadrants
+  std::uint64_t race_window_ps = 2'000'000'000;  ///< per candidate and size
+  bool random_start_phase = true;                ///< start at a seed-derived phase of the stall period
   sw::Ladder ladder, switch_local, quadrant_crossing;
 };
 

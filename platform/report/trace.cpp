@@ -11,8 +11,8 @@ bool TraceWriter::room() {
 void TraceWriter::span(const std::string& name, const std::string& cat, int pid, int tid, std::uint64_t start_ps,
                        std::uint64_t dur_ps, nlohmann::ordered_json args) {
   if (!room()) return;
-  nlohmann::ordered_json e{{"name", name}, {"cat", cat},           {"ph", "X"},
-                           {"ts", start_ps / 1e6}, {"dur", dur_ps / 1e6}, {"pid", pid}, {"tid", tid}};
+  nlohmann::ordered_json e{{"name", name},        {"cat", cat}, {"ph", "X"}, {"ts", start_ps / 1e6},
+                           {"dur", dur_ps / 1e6}, {"pid", pid}, {"tid", tid}};
   if (!args.is_null()) e["args"] = std::move(args);
   events_.push_back(std::move(e));
 }
@@ -20,7 +20,7 @@ void TraceWriter::span(const std::string& name, const std::string& cat, int pid,
 void TraceWriter::instant(const std::string& name, const std::string& cat, int pid, int tid, std::uint64_t t_ps,
                           nlohmann::ordered_json args) {
   if (!room()) return;
-  nlohmann::ordered_json e{{"name", name}, {"cat", cat}, {"ph", "i"}, {"s", "t"},
+  nlohmann::ordered_json e{{"name", name},     {"cat", cat}, {"ph", "i"}, {"s", "t"},
                            {"ts", t_ps / 1e6}, {"pid", pid}, {"tid", tid}};
   if (!args.is_null()) e["args"] = std::move(args);
   events_.push_back(std::move(e));

@@ -7,11 +7,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <fstream>
-#include <cstring>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <memory>
 #include <set>
@@ -52,19 +52,17 @@ class GraphRouting : public fabric_core::Routing {
 };
 
 struct Timing {
-  std::vector<std::uint64_t> start;               // per iteration
-  std::vector<std::vector<std::uint64_t>> end;    // per iteration, per rank
-  std::vector<bool> correct;                      // per rank
-  std::vector<sw::RankRecords> records;           // schedules: per schedule rank, last iteration
+  std::vector<std::uint64_t> start;             // per iteration
+  std::vector<std::vector<std::uint64_t>> end;  // per iteration, per rank
+  std::vector<bool> correct;                    // per rank
+  std::vector<sw::RankRecords> records;         // schedules: per schedule rank, last iteration
 };
 
 }  // namespace
 
 namespace {
 // nccl-tests' redop column: the reduction of the operation ("none" if it has none).
-const char* redop(sw::Op op) {
-  return op == sw::Op::allreduce || op == sw::Op::reduce_scatter ? "sum" : "none";
-}
+const char* redop(sw::Op op) { return op == sw::Op::allreduce || op == sw::Op::reduce_scatter ? "sum" : "none"; }
 // "true", "false", "n/a" when there is nothing to check (timing only, verify
 // off), or "not checked" when a link went down and the collective did not
 // complete (its output is unfinished, not wrong).
@@ -89,8 +87,8 @@ std::string collective_csv(const fabric::FabricRunConfig& c, const CollectiveRow
   return fmt::format(
       "collective,algorithm,ranks,size,count,type,redop,time_us,algbw_GBps,busbw_GBps,correct\n"
       "{},{},{},{},{},float,{},{:.3f},{:.3f},{:.3f},{}\n",
-      sw::to_string(c.workload.collective.op), algorithm_label(c), c.fabric.accelerators(), r.size_bytes,
-      r.count, redop(c.workload.collective.op), r.time_us, r.algbw_GBps, r.busbw_GBps, correct_text(c, r));
+      sw::to_string(c.workload.collective.op), algorithm_label(c), c.fabric.accelerators(), r.size_bytes, r.count,
+      redop(c.workload.collective.op), r.time_us, r.algbw_GBps, r.busbw_GBps, correct_text(c, r));
 }
 
 void validate_fabric(const fabric::FabricRunConfig& cfg) {
@@ -100,17 +98,18 @@ void validate_fabric(const fabric::FabricRunConfig& cfg) {
     if (!registry.has(n.kind)) {
       std::string known;
       for (const auto& k : registry.kinds()) known += (known.empty() ? "" : ", ") + k;
-      throw fabric::FabricError(fmt::format("{}: key '{}': unknown node kind '{}' (registered: {})", n.src.where,
-                                            n.src.key, n.kind, known));
+      throw fabric::FabricError(
+          fmt::format("{}: key '{}': unknown node kind '{}' (registered: {})", n.src.where, n.src.key, n.kind, known));
     }
   // The UALink elaboration builds accelerators and UALink switches only; a
   // registered kind of another fabric (host-bridge, ...) would get the wrong
   // parameters.
   for (const auto& n : cfg.fabric.nodes)
     if (n.kind != "accelerator" && n.kind != "ualink-switch")
-      throw fabric::FabricError(fmt::format("{}: key '{}': node kind '{}' does not belong to a UALink fabric "
-                                            "(valid: accelerator, ualink-switch)",
-                                            n.src.where, n.src.key, n.kind));
+      throw fabric::FabricError(
+          fmt::format("{}: key '{}': node kind '{}' does not belong to a UALink fabric "
+                      "(valid: accelerator, ualink-switch)",
+                      n.src.where, n.src.key, n.kind));
   fabric::FabricGraph check(cfg.fabric);
   // Accelerator memory: every rank holds the collective's buffers.
   const int N = static_cast<int>(cfg.fabric.accelerators());
@@ -128,8 +127,9 @@ void validate_fabric(const fabric::FabricRunConfig& cfg) {
     if (n.kind != "accelerator") continue;
     const std::uint64_t have = n.auto_memory ? std::max<std::uint64_t>(need, 4096) : n.accel.memory_bytes;
     if (have < need)
-      throw fabric::FabricError(fmt::format("{}: key '{}': the collective needs {} B of accelerator memory, {} has {} B",
-                                            n.src.where, n.src.key, need, n.id, have));
+      throw fabric::FabricError(
+          fmt::format("{}: key '{}': the collective needs {} B of accelerator memory, {} has {} B", n.src.where,
+                      n.src.key, need, n.id, have));
     total += have;
   }
   if (cfg.workload.data) {
@@ -167,7 +167,8 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   // A user's schedule (workload.schedule) or a built-in algorithm.
   const auto sched = cfg.workload.schedule;
   bool tb_rate = false;  // any threadblock rate: messages move in pieces as they are streamed
-  for (const auto& n : F.nodes) tb_rate = tb_rate || (n.kind == "accelerator" && n.accel.threadblock_rate_bytes_per_s > 0);
+  for (const auto& n : F.nodes)
+    tb_rate = tb_rate || (n.kind == "accelerator" && n.accel.threadblock_rate_bytes_per_s > 0);
   const auto SL = sched ? std::make_shared<const sw::ScheduleLayout>(
                               sw::layout_schedule(*sched, spec.bytes, tb_rate ? sw::kRatePieceBytes : 0))
                         : nullptr;
@@ -186,7 +187,7 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   std::vector<fabric_core::EngineLink> el;
   for (const auto& l : F.links) el.push_back({l.a, l.b, l.a_port, l.b_port, l.link, l.id});
   auto engine = std::make_unique<fabric_core::FabricEngine>(std::move(en), std::move(el), cfg.seed,
-                                                             std::make_shared<GraphRouting>(graph));
+                                                            std::make_shared<GraphRouting>(graph));
 
   // Modules through the registry, by kind.
   std::vector<std::unique_ptr<sc_core::sc_module>> modules;
@@ -208,8 +209,9 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
       p.functional = cfg.workload.data;
       if (sched) p.flags = std::max(p.flags, SL->flags);
       if (p.memory_bytes < need_memory)
-        throw fabric::FabricError(fmt::format("{}: key '{}': the collective needs {} B of accelerator memory, {} has {} B",
-                                              n.src.where, n.src.key, need_memory, n.id, p.memory_bytes));
+        throw fabric::FabricError(
+            fmt::format("{}: key '{}': the collective needs {} B of accelerator memory, {} has {} B", n.src.where,
+                        n.src.key, need_memory, n.id, p.memory_bytes));
       nc.params = p;
     } else {
       nc.params = n.sw;
@@ -345,14 +347,17 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   nlohmann::ordered_json sched_json;
   if (sched && completed) {
     const std::uint64_t t0 = timing->start[iters - 1];
-    auto us = [t0](std::uint64_t ps) { return fmt::format("{:.3f}", (static_cast<double>(ps) - static_cast<double>(t0)) / 1e6); };
+    auto us = [t0](std::uint64_t ps) {
+      return fmt::format("{:.3f}", (static_cast<double>(ps) - static_cast<double>(t0)) / 1e6);
+    };
     const auto path = sw::critical_path(*sched, timing->records);
     std::set<std::tuple<int, int, int>> on_path;
     for (const auto& p : path) on_path.insert({p.rank, p.tb, p.step});
     std::ostringstream sc, tc;
     sc << "rank,accelerator,threadblock,step,type,send,recv,channel,cnt,bytes,start_us,ready_us,end_us,wait_us,busy_us,"
           "landed_us,critical\n";
-    tc << "rank,accelerator,threadblock,send,recv,channel,steps,bytes_sent,bytes_received,start_us,end_us,wait_us,busy_us\n";
+    tc << "rank,accelerator,threadblock,send,recv,channel,steps,bytes_sent,bytes_received,start_us,end_us,wait_us,busy_"
+          "us\n";
     const std::uint64_t C = SL->chunk;
     for (int g = 0; g < N; ++g) {
       const auto& G = sched->gpus[g];
@@ -380,8 +385,8 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
              << fmt::format("{:.3f}", (r.end - r.ready) / 1e6) << "," << (sw::sends(P.type) ? us(r.landed) : "") << ","
              << (crit ? 1 : 0) << "\n";
           if (trace)
-            trace->span(fmt::format("{} {}", k, sw::to_string(P.type)), crit ? "schedule,critical" : "schedule", 100 + g,
-                        static_cast<int>(t), r.start, r.end - r.start,
+            trace->span(fmt::format("{} {}", k, sw::to_string(P.type)), crit ? "schedule,critical" : "schedule",
+                        100 + g, static_cast<int>(t), r.start, r.end - r.start,
                         {{"cnt", P.cnt}, {"bytes", b}, {"wait_us", (r.ready - r.start) / 1e6}, {"critical", crit}});
         }
         tc << g << "," << accn << "," << t << "," << T.send << "," << T.recv << "," << T.chan << "," << T.steps.size()
@@ -438,9 +443,11 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
     tx += s.transmissions;
     lcsv << ds.from << "," << ds.from_port << "," << ds.to << "," << s.transmissions << "," << s.retransmissions << ","
          << ds.replayed_flits << "," << s.fec_bytes << "," << s.control_bytes << "," << s.first_attempt_errors << ","
-         << s.residual_errors << "," << s.terminal_failures << "," << fmt::format("{:.1f}", s.admission_stall_window_ps / 1e3)
-         << "," << fmt::format("{:.1f}", s.admission_stall_replay_ps / 1e3) << ","
-         << fmt::format("{:.1f}", s.admission_stall_credit_ps / 1e3) << "," << ds.max_queue << "," << ds.max_input_buffer;
+         << s.residual_errors << "," << s.terminal_failures << ","
+         << fmt::format("{:.1f}", s.admission_stall_window_ps / 1e3) << ","
+         << fmt::format("{:.1f}", s.admission_stall_replay_ps / 1e3) << ","
+         << fmt::format("{:.1f}", s.admission_stall_credit_ps / 1e3) << "," << ds.max_queue << ","
+         << ds.max_input_buffer;
     const auto& menu = F.links[d / 2].link.fec_menu;  // direction d belongs to link d / 2
     for (const auto& pn : prof_names) {
       lcsv << ",";
@@ -448,7 +455,8 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
         if (menu[k].name == pn) lcsv << s.profile_transmissions[k];
     }
     lcsv << "\n";
-    if (s.transmissions) top.push_back({ds.replayed_flits, fmt::format("{}.port{} -> {}", ds.from, ds.from_port, ds.to)});
+    if (s.transmissions)
+      top.push_back({ds.replayed_flits, fmt::format("{}.port{} -> {}", ds.from, ds.from_port, ds.to)});
   }
   res.links_csv = lcsv.str();
   std::stable_sort(top.begin(), top.end(), [](const Top& a, const Top& b) { return a.replayed > b.replayed; });
@@ -459,20 +467,20 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   j["status"] = completed ? "done" : "link down (retry limit)";
   if (!completed) j["diagnosis"] = res.link_down;
   j["config"] = fabric::to_json(cfg);
-  j["collective"] = {{"collective", sw::to_string(spec.op)},
-                     {"algorithm", spec.algorithm},
-                     {"ranks", N},
-                     {"size", row.size_bytes},
-                     {"count", row.count},
-                     {"type", "float"},
-                     {"redop", redop(spec.op)},
-                     {"time_us", num(row.time_us)},
-                     {"algbw_GBps", num(row.algbw_GBps)},
-                     {"busbw_GBps", num(row.busbw_GBps)},
-                     {"correct", row.completed && cfg.workload.data && cfg.workload.verify
-                                     ? nlohmann::ordered_json(row.correct)
-                                     : nlohmann::ordered_json("not checked")},
-                     {"iterations", iters}};
+  j["collective"] = {
+      {"collective", sw::to_string(spec.op)},
+      {"algorithm", spec.algorithm},
+      {"ranks", N},
+      {"size", row.size_bytes},
+      {"count", row.count},
+      {"type", "float"},
+      {"redop", redop(spec.op)},
+      {"time_us", num(row.time_us)},
+      {"algbw_GBps", num(row.algbw_GBps)},
+      {"busbw_GBps", num(row.busbw_GBps)},
+      {"correct", row.completed && cfg.workload.data && cfg.workload.verify ? nlohmann::ordered_json(row.correct)
+                                                                            : nlohmann::ordered_json("not checked")},
+      {"iterations", iters}};
   if (sched) {
     j["collective"]["algorithm"] = algorithm_label(cfg);
     if (!res.first_wrong.empty()) j["collective"]["first_wrong"] = res.first_wrong;
@@ -505,8 +513,9 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
                     "time(us)", "algbw", "busbw", "correct");
   sm << fmt::format("   {:>12} {:>12} {:>6} {:>6} {:>12.2f} {:>10.2f} {:>10.2f} {:>8}\n", row.size_bytes, row.count,
                     "float", redop(spec.op), row.time_us, row.algbw_GBps, row.busbw_GBps, correct_text(cfg, row));
-  sm << fmt::format("  links: {} directions, {} flit transmissions, {} replayed, FEC {:.1f} KiB, {} first-attempt raw errors\n",
-                    eng.directions(), tx, res.replayed_flits, res.fec_bytes / 1024.0, first_err);
+  sm << fmt::format(
+      "  links: {} directions, {} flit transmissions, {} replayed, FEC {:.1f} KiB, {} first-attempt raw errors\n",
+      eng.directions(), tx, res.replayed_flits, res.fec_bytes / 1024.0, first_err);
   for (std::size_t i = 0; i < std::min<std::size_t>(5, top.size()); ++i)
     if (top[i].replayed) sm << fmt::format("    {:<40} replayed {}\n", top[i].name, top[i].replayed);
   if (sched && !sched_json.is_null()) {

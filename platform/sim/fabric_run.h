@@ -18,23 +18,23 @@ namespace fabricsim::sim {
 /// One nccl-tests row (collectives.md §4): size and time of one operation.
 struct CollectiveRow {
   std::uint64_t size_bytes = 0;
-  std::uint64_t count = 0;       ///< float32 elements
-  double time_us = 0;            ///< mean over iterations, start barrier to last rank's end
-  double algbw_GBps = 0;         ///< GB/s = size / time
-  double busbw_GBps = 0;         ///< algbw x busbw factor
-  bool correct = false;          ///< every output element as expected (meaningful only if completed and checked)
-  bool completed = true;         ///< false when a link went down: no time, correctness "not checked"
+  std::uint64_t count = 0;  ///< float32 elements
+  double time_us = 0;       ///< mean over iterations, start barrier to last rank's end
+  double algbw_GBps = 0;    ///< GB/s = size / time
+  double busbw_GBps = 0;    ///< algbw x busbw factor
+  bool correct = false;     ///< every output element as expected (meaningful only if completed and checked)
+  bool completed = true;    ///< false when a link went down: no time, correctness "not checked"
 };
 
 struct FabricRunResult {
   bool ok = false;
-  std::string diagnosis;         ///< why the run could not finish
-  std::string link_down;         ///< ok but a link hit its retry limit: the collective did not complete
+  std::string diagnosis;  ///< why the run could not finish
+  std::string link_down;  ///< ok but a link hit its retry limit: the collective did not complete
   CollectiveRow row;
   std::uint64_t replayed_flits = 0, fec_bytes = 0, terminal_failures = 0;
-  nlohmann::ordered_json json;   ///< result.json
-  std::string links_csv;         ///< one row per link direction
-  std::string summary;           ///< human summary for stdout
+  nlohmann::ordered_json json;  ///< result.json
+  std::string links_csv;        ///< one row per link direction
+  std::string summary;          ///< human summary for stdout
   // Users' schedules (workload.algorithm: schedule) only:
   std::string first_wrong;       ///< the first wrong rank and chunk ("" if correct or not checked)
   std::string steps_csv;         ///< one row per rank x threadblock x step (last iteration)

@@ -13,6 +13,7 @@
 
 #include "models/accelerator/accelerator.h"
 #include "models/fabric/fabric_kernel.h"
+#include "models/link/core/counter_rng.h"
 #include "models/pcie/core/pcie_engine.h"
 #include "models/pcie/pcie_host.h"
 #include "models/registry.h"
@@ -22,7 +23,6 @@
 #include "sw/collectives.h"
 #include "sw/selection.h"
 #include "sw/transports.h"
-#include "models/link/core/counter_rng.h"
 
 namespace fabricsim::sim {
 
@@ -57,9 +57,9 @@ std::uint64_t cell_duration_ps(const fabric::HostRunConfig& c) {
 
 namespace {
 struct DecodeShared {
-  std::vector<std::string> transport;                      // per allreduce size index
+  std::vector<std::string> transport;                         // per allreduce size index
   std::vector<std::vector<std::vector<std::uint64_t>>> race;  // [candidate][rank][op] of the size being raced
-  std::vector<std::string> race_log;                       // "size: cand=median/mean ..." per size
+  std::vector<std::string> race_log;                          // "size: cand=median/mean ..." per size
   std::vector<std::uint64_t> round_ps;
   std::uint64_t selection_end_ps = 0;
 };
@@ -202,8 +202,8 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
     // A run starts at a seed-derived phase of the stall period: the windows are
     // fixed in wall-clock time, the program's start is not (host-bridge.md §6).
     const double u = link::to_unit(link::key_hash(cfg.seed, 0x5ea7, 0, 0, 0x81));
-    ep.calendar.offset_ps = (ep.calendar.offset_ps + static_cast<std::uint64_t>(u * ep.calendar.period_ps)) %
-                            ep.calendar.period_ps;
+    ep.calendar.offset_ps =
+        (ep.calendar.offset_ps + static_cast<std::uint64_t>(u * ep.calendar.period_ps)) % ep.calendar.period_ps;
   }
   auto engine = std::make_unique<pcie::PcieEngine>(fabric::host_tree(H, W.group), ep, cfg.seed);
   auto& reg = models::model_registry::instance();
@@ -212,10 +212,10 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
     if (n.kind == pcie::PcieNode::Kind::endpoint) continue;
     models::node_config nc;
     using K = pcie::PcieNode::Kind;
-    nc.kind = n.kind == K::partition ? "pcie-switch-partition"
+    nc.kind = n.kind == K::partition     ? "pcie-switch-partition"
               : n.kind == K::host_bridge ? "host-bridge"
-              : n.kind == K::quadrant ? "io-quadrant"
-                                      : "data-fabric";
+              : n.kind == K::quadrant    ? "io-quadrant"
+                                         : "data-fabric";
     nc.params = n;
     modules.push_back(reg.create(nc.kind, n.name.c_str(), nc));
   }
@@ -277,33 +277,34 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
           },
           N);
   } else
-  for (int r = 0; r < N; ++r)
-    acc[r]->set_program(
-        [sh, spec, L, data, verify, max_ops, end_ps, barrier_ps, N](models::accelerator_api& a) {
-          const int rank = a.rank();
-          if (data) {
-            float* in = reinterpret_cast<float*>(a.memory() + L.in);
-            for (std::uint64_t i = 0; i < L.in_bytes / 4; ++i) in[i] = sw::input_value(spec.op, rank, i);
-          }
-          auto& mine = sh->times[rank];
-          for (std::uint64_t op = 0;; ++op) {
-            a.barrier();
-            a.reset_flags();
-            a.barrier();  // the cross-GPU start barrier: every GPU leaves it at the same instant
-            if (max_ops ? op >= max_ops : a.now_ps() >= end_ps) break;
-            const std::uint64_t t0 = a.now_ps();
-            a.compute(barrier_ps);  // its cost, included in the operation (host-bridge.md §4)
-            sw::run_collective(a, spec);
-            mine.push_back(a.now_ps() - t0);
-            if (op == 0 && verify) {
-              const float* out = reinterpret_cast<const float*>(a.memory() + L.out);
-              bool ok = true;
-              for (std::uint64_t i = 0; i < L.out_bytes / 4 && ok; ++i) ok = out[i] == sw::expected_value(spec, N, rank, i);
-              sh->correct[rank] = ok;
+    for (int r = 0; r < N; ++r)
+      acc[r]->set_program(
+          [sh, spec, L, data, verify, max_ops, end_ps, barrier_ps, N](models::accelerator_api& a) {
+            const int rank = a.rank();
+            if (data) {
+              float* in = reinterpret_cast<float*>(a.memory() + L.in);
+              for (std::uint64_t i = 0; i < L.in_bytes / 4; ++i) in[i] = sw::input_value(spec.op, rank, i);
             }
-          }
-        },
-        N);
+            auto& mine = sh->times[rank];
+            for (std::uint64_t op = 0;; ++op) {
+              a.barrier();
+              a.reset_flags();
+              a.barrier();  // the cross-GPU start barrier: every GPU leaves it at the same instant
+              if (max_ops ? op >= max_ops : a.now_ps() >= end_ps) break;
+              const std::uint64_t t0 = a.now_ps();
+              a.compute(barrier_ps);  // its cost, included in the operation (host-bridge.md §4)
+              sw::run_collective(a, spec);
+              mine.push_back(a.now_ps() - t0);
+              if (op == 0 && verify) {
+                const float* out = reinterpret_cast<const float*>(a.memory() + L.out);
+                bool ok = true;
+                for (std::uint64_t i = 0; i < L.out_bytes / 4 && ok; ++i)
+                  ok = out[i] == sw::expected_value(spec, N, rank, i);
+                sh->correct[rank] = ok;
+              }
+            }
+          },
+          N);
 
   if (trace) {
     trace->name_process(2, "stall windows (mechanism A)");
@@ -350,12 +351,17 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
                {"simulated_s", res.simulated_s},
                {"quadrants_spanned", uq.size()},
                {"degraded_fraction_steady_state", degraded}};
-  j["engine"] = {{"bursts", st.bursts}, {"reads", st.reads}, {"stalled_reads", st.stalled_reads},
-                 {"read_stall_ms", st.read_stall_ps / 1e9}, {"ordered_write_bursts", st.ordered_bursts},
-                 {"drains", st.drains}, {"interleaved_switches", st.interleaved_switches}, {"ordering_wait_ms", st.drain_wait_ps / 1e9},
+  j["engine"] = {{"bursts", st.bursts},
+                 {"reads", st.reads},
+                 {"stalled_reads", st.stalled_reads},
+                 {"read_stall_ms", st.read_stall_ps / 1e9},
+                 {"ordered_write_bursts", st.ordered_bursts},
+                 {"drains", st.drains},
+                 {"interleaved_switches", st.interleaved_switches},
+                 {"ordering_wait_ms", st.drain_wait_ps / 1e9},
                  {"transfers", kernel->completions()}};
-  j["correct"] = data && verify && !cfg.decode_mode ? nlohmann::ordered_json(res.correct)
-                                                   : nlohmann::ordered_json("not checked");
+  j["correct"] =
+      data && verify && !cfg.decode_mode ? nlohmann::ordered_json(res.correct) : nlohmann::ordered_json("not checked");
   j["row"] = {{"group", group},
               {"transport", W.transport},
               {"size_bytes", W.size_bytes},
@@ -373,7 +379,8 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
               {"picks", ""},
               {"round_us", nullptr}};
   if (cfg.decode_mode) {
-    const double compute_us = static_cast<double>(cfg.decode.layers) * static_cast<double>(cfg.decode.allreduces.size()) *
+    const double compute_us = static_cast<double>(cfg.decode.layers) *
+                              static_cast<double>(cfg.decode.allreduces.size()) *
                               static_cast<double>(cfg.decode.compute_ps) / 1e6;
     std::string picks;
     for (std::size_t si = 0; si < dsh->transport.size(); ++si)
@@ -387,12 +394,18 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
                                  : "");
     j["row"]["picks"] = picks;
     j["row"]["round_us"] = S.mean_us;
-    j["decode"] = {{"selection", sw::to_string(cfg.decode.selection)}, {"picks", picks},
-                   {"race", dsh->race_log}, {"selection_end_us", dsh->selection_end_ps / 1e6},
-                   {"rounds", S.ops}, {"round_mean_us", S.mean_us}, {"round_p50_us", S.p50_us},
-                   {"round_p99_us", S.p99_us}, {"round_max_us", S.max_us},
+    j["decode"] = {{"selection", sw::to_string(cfg.decode.selection)},
+                   {"picks", picks},
+                   {"race", dsh->race_log},
+                   {"selection_end_us", dsh->selection_end_ps / 1e6},
+                   {"rounds", S.ops},
+                   {"round_mean_us", S.mean_us},
+                   {"round_p50_us", S.p50_us},
+                   {"round_p99_us", S.p99_us},
+                   {"round_max_us", S.max_us},
                    // Breakdown (collectives.md §6): compute gaps are fixed; the rest is collectives.
-                   {"round_compute_us", compute_us}, {"round_collectives_mean_us", S.mean_us - compute_us}};
+                   {"round_compute_us", compute_us},
+                   {"round_collectives_mean_us", S.mean_us - compute_us}};
     res.summary = fmt::format(
         "  selection {} picked {} (decided at {:.3f} ms)\n"
         "  {} decode rounds: mean {:.2f} us  p50 {:.2f} us  p99 {:.2f} us  max {:.2f} us  (compute {:.2f} us, "
@@ -405,7 +418,8 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
   res.summary = fmt::format(
       "  {} ops in {:.3f} s simulated ({} samples: ops x GPUs)\n"
       "  per-GPU time per op: mean {:.2f} us  p50 {:.2f} us  p99 {:.2f} us  max {:.2f} us  ops > 1 ms: {}\n"
-      "  group spans {} quadrant(s), a read target degraded {:.1f} % of the time (steady state); stalled reads {} ({:.1f} ms), ordering drains {}\n",
+      "  group spans {} quadrant(s), a read target degraded {:.1f} % of the time (steady state); stalled reads {} "
+      "({:.1f} ms), ordering drains {}\n",
       S.ops, res.simulated_s, S.samples, S.mean_us, S.p50_us, S.p99_us, S.max_us, S.ops_over_1ms, uq.size(),
       100 * degraded, st.stalled_reads, st.read_stall_ps / 1e9, st.drains);
   return res;

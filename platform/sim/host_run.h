@@ -19,10 +19,10 @@ namespace fabricsim::sim {
 
 /// Per-cell operation statistics (µs).
 struct OpStats {
-  std::uint64_t ops = 0;          ///< operations started inside the cell
-  std::uint64_t samples = 0;      ///< ops x GPUs
+  std::uint64_t ops = 0;      ///< operations started inside the cell
+  std::uint64_t samples = 0;  ///< ops x GPUs
   double mean_us = 0, p50_us = 0, p99_us = 0, max_us = 0;
-  std::uint64_t ops_over_1ms = 0; ///< operations whose slowest GPU took > 1 ms
+  std::uint64_t ops_over_1ms = 0;  ///< operations whose slowest GPU took > 1 ms
 };
 
 /// Statistics of per-GPU operation times `per_rank[r][op]` (ps): mean, p50,
@@ -34,10 +34,10 @@ struct HostRunResult {
   bool ok = false;
   std::string diagnosis;
   OpStats stats;
-  bool correct = false;            ///< data mode: first operation verified
+  bool correct = false;  ///< data mode: first operation verified
   double simulated_s = 0;
-  nlohmann::ordered_json json;     ///< result.json
-  std::string summary;             ///< human summary
+  nlohmann::ordered_json json;  ///< result.json
+  std::string summary;          ///< human summary
 };
 
 /// Cell length: the workload's duration, or (auto) the smallest whole number

@@ -46,9 +46,9 @@ std::string simulate(models::fabric_kernel& kernel, bool progress, ProgressLine:
 void trace_dma_operations(models::fabric_kernel& kernel, report::TraceWriter& trace, std::vector<std::string> names) {
   trace.name_process(1, "DMA operations (post to completion)");
   kernel.set_op_trace_hook([&trace, names = std::move(names)](int req, int peer, bool read, std::uint64_t bytes,
-                                                             std::uint64_t start, std::uint64_t end) {
-    trace.span(fmt::format("{} {} {} B", read ? "read from" : "write to", names[peer], bytes), read ? "read" : "write", 1,
-               req, start, end - start);
+                                                              std::uint64_t start, std::uint64_t end) {
+    trace.span(fmt::format("{} {} {} B", read ? "read from" : "write to", names[peer], bytes), read ? "read" : "write",
+               1, req, start, end - start);
   });
 }
 

@@ -49,10 +49,13 @@ LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report:
       wire.push_back(link::wire_time_ps(c.link.flit_bytes * (1.0 + p.overhead), c.link.forward_rate_bps));
     auto last = std::make_shared<std::pair<int, std::uint32_t>>(-1, 0);
     top->port.set_tx_observer([trace, wire, last, menu = c.link.fec_menu](const link::TxRecord& x) {
-      trace->span((x.replay ? "replay " : "seq ") + std::to_string(x.seq), x.replay ? "replay" : "tx", 1, 1,
-                  x.start_ps, wire[x.profile],
-                  {{"attempt", x.attempt}, {"profile", menu[x.profile].name}, {"magnitude", x.magnitude},
-                   {"occupancy", x.occupancy}, {"window", x.window}});
+      trace->span((x.replay ? "replay " : "seq ") + std::to_string(x.seq), x.replay ? "replay" : "tx", 1, 1, x.start_ps,
+                  wire[x.profile],
+                  {{"attempt", x.attempt},
+                   {"profile", menu[x.profile].name},
+                   {"magnitude", x.magnitude},
+                   {"occupancy", x.occupancy},
+                   {"window", x.window}});
       if (last->first != static_cast<int>(x.profile) || last->second != x.window) {
         trace->instant(menu[x.profile].name + " W=" + std::to_string(x.window), "policy", 1, 2, x.start_ps);
         *last = {static_cast<int>(x.profile), x.window};
@@ -97,10 +100,14 @@ LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report:
   j["fabricsim"] = "0.1.0";
   j["status"] = link::to_string(status);
   j["config"] = config::to_json(c);
-  j["metrics"] = {{"goodput_gbps", m.goodput_gbps},     {"p99_us", m.p99_us},
-                  {"replayed_flits", m.replayed_flits}, {"fec_bytes", m.fec_bytes},
-                  {"control_bytes", m.control_bytes},   {"terminal_failures", m.terminal_failures},
-                  {"first_attempt_errors", m.first_attempt_errors}, {"delivered_flits", m.delivered_flits}};
+  j["metrics"] = {{"goodput_gbps", m.goodput_gbps},
+                  {"p99_us", m.p99_us},
+                  {"replayed_flits", m.replayed_flits},
+                  {"fec_bytes", m.fec_bytes},
+                  {"control_bytes", m.control_bytes},
+                  {"terminal_failures", m.terminal_failures},
+                  {"first_attempt_errors", m.first_attempt_errors},
+                  {"delivered_flits", m.delivered_flits}};
   j["row"] = {{"policy", c.link.policy_name}, {"seed", c.seed}};
   for (const auto& [k, v] : j["metrics"].items()) j["row"][k] = v;
   if (status == link::LinkEngine::Status::link_down) {

@@ -12,11 +12,11 @@ namespace fabricsim::sim {
 
 /// Headline metrics of one run (link-layer.md §6). Units in the names.
 struct LinkMetrics {
-  double goodput_gbps = 0;          ///< payload bits delivered in order / (last delivery - first arrival)
-  double p99_us = 0;                ///< nearest-rank 99th percentile of delivery - arrival
-  std::uint64_t replayed_flits = 0; ///< per link.semantics.replayed_count
-  std::uint64_t fec_bytes = 0;      ///< parity bytes on the forward wire
-  std::uint64_t control_bytes = 0;  ///< reverse control flits x control flit size
+  double goodput_gbps = 0;           ///< payload bits delivered in order / (last delivery - first arrival)
+  double p99_us = 0;                 ///< nearest-rank 99th percentile of delivery - arrival
+  std::uint64_t replayed_flits = 0;  ///< per link.semantics.replayed_count
+  std::uint64_t fec_bytes = 0;       ///< parity bytes on the forward wire
+  std::uint64_t control_bytes = 0;   ///< reverse control flits x control flit size
   std::uint64_t terminal_failures = 0;
   std::uint64_t first_attempt_errors = 0;
   std::uint64_t delivered_flits = 0;

@@ -18,8 +18,7 @@ constexpr double kSecondsPerYear = 365.25 * 24 * 3600;
 std::string sci(double v) { return fmt::format("{:.4g}", v); }
 }  // namespace
 
-RiflRunResult run_rifl_experiment(const config::RiflExperimentConfig& cfg, report::TraceWriter* trace,
-                                  bool progress) {
+RiflRunResult run_rifl_experiment(const config::RiflExperimentConfig& cfg, report::TraceWriter* trace, bool progress) {
   RiflRunResult r;
   const rifl::RiflConfig& c = cfg.link;
   const auto t_wall = std::chrono::steady_clock::now();
@@ -27,8 +26,8 @@ RiflRunResult run_rifl_experiment(const config::RiflExperimentConfig& cfg, repor
     const auto now = std::chrono::steady_clock::now();
     if (now - last < std::chrono::seconds(1)) return;
     last = now;
-    std::fprintf(stderr, "\r[fabricsim] %s: %.1f %% of segments delivered, %.0f s wall", cfg.name.c_str(),
-                 100 * frac, std::chrono::duration<double>(now - t_wall).count());
+    std::fprintf(stderr, "\r[fabricsim] %s: %.1f %% of segments delivered, %.0f s wall", cfg.name.c_str(), 100 * frac,
+                 std::chrono::duration<double>(now - t_wall).count());
     std::fflush(stderr);
   };
   rifl::RiflLink link(c);
@@ -40,10 +39,14 @@ RiflRunResult run_rifl_experiment(const config::RiflExperimentConfig& cfg, repor
         trace->name_thread(1, static_cast<int>(2 * l + x + 1),
                            fmt::format("lane {} {} recoveries", l, x ? "B->A" : "A->B"));
     link.set_recovery_observer([trace, &d](const rifl::RecoveryEvent& e) {
-      const auto ps = [&](std::uint64_t slot) { return static_cast<std::uint64_t>(std::llround(slot * d.slot_ns * 1e3)); };
+      const auto ps = [&](std::uint64_t slot) {
+        return static_cast<std::uint64_t>(std::llround(slot * d.slot_ns * 1e3));
+      };
       trace->span(fmt::format("retransmission: {} frames replayed", e.replayed), "retransmit", 1,
                   static_cast<int>(2 * e.lane + e.dir + 1), ps(e.start_slot), ps(e.end_slot) - ps(e.start_slot),
-                  {{"lane", e.lane}, {"direction", e.dir ? "B->A" : "A->B"}, {"replayed_frames", e.replayed},
+                  {{"lane", e.lane},
+                   {"direction", e.dir ? "B->A" : "A->B"},
+                   {"replayed_frames", e.replayed},
                    {"slots", e.end_slot - e.start_slot}});
     });
   }
@@ -115,7 +118,7 @@ RiflRunResult run_rifl_experiment(const config::RiflExperimentConfig& cfg, repor
               {"mtbf_years", std::isfinite(mtbf_years) ? sci(mtbf_years) : std::string("inf")},
               {"frame_bits", c.frame_bits},
               {"payload_bytes", c.payload_min == c.payload_max ? nlohmann::ordered_json(c.payload_min)
-                                                                 : nlohmann::ordered_json(mean_payload)},
+                                                               : nlohmann::ordered_json(mean_payload)},
               {"bandwidth_efficiency", efficiency},
               {"goodput_gbps", goodput_gbps},
               {"seed", c.seed}};

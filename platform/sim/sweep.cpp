@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
-#include <ctime>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -46,30 +46,53 @@ using report::read_file;
 using report::write_atomic;
 
 namespace {
-const std::vector<std::string> kLinkColumns{"policy",        "seed",          "goodput_gbps",      "p99_us",
-                                            "replayed_flits", "fec_bytes",     "control_bytes",     "terminal_failures",
-                                            "first_attempt_errors", "delivered_flits"};
-const std::vector<std::string> kLinkMetrics{"goodput_gbps",  "p99_us",           "replayed_flits",       "fec_bytes",
-                                            "control_bytes", "terminal_failures", "first_attempt_errors", "delivered_flits"};
-const std::vector<std::string> kFabricColumns{"ranks", "size_bytes", "policy", "seed", "time_us", "replayed_flits", "fec_bytes"};
+const std::vector<std::string> kLinkColumns{"policy",
+                                            "seed",
+                                            "goodput_gbps",
+                                            "p99_us",
+                                            "replayed_flits",
+                                            "fec_bytes",
+                                            "control_bytes",
+                                            "terminal_failures",
+                                            "first_attempt_errors",
+                                            "delivered_flits"};
+const std::vector<std::string> kLinkMetrics{
+    "goodput_gbps",         "p99_us",         "replayed_flits", "fec_bytes", "control_bytes", "terminal_failures",
+    "first_attempt_errors", "delivered_flits"};
+const std::vector<std::string> kFabricColumns{"ranks",   "size_bytes",     "policy",   "seed",
+                                              "time_us", "replayed_flits", "fec_bytes"};
 const std::vector<std::string> kFabricMetrics{"time_us", "replayed_flits", "fec_bytes"};
 // PCIe host cells (host_run.cpp): the report's per-operation table (host-bridge.md §4, §7).
-const std::vector<std::string> kHostColumns{"group", "transport", "size_bytes", "ops", "mean_us",
-                                            "p50_us", "p99_us", "max_us", "ops_over_1ms"};
-const std::vector<std::string> kHostRowKeys{"group",  "transport", "size_bytes", "seed",         "ops",
-                                            "mean_us", "p50_us",    "p99_us",     "max_us",       "ops_over_1ms",
-                                            "stalled_reads", "drains", "selection", "picks", "round_us"};
+const std::vector<std::string> kHostColumns{"group",  "transport", "size_bytes", "ops",         "mean_us",
+                                            "p50_us", "p99_us",    "max_us",     "ops_over_1ms"};
+const std::vector<std::string> kHostRowKeys{"group",         "transport", "size_bytes", "seed",   "ops",
+                                            "mean_us",       "p50_us",    "p99_us",     "max_us", "ops_over_1ms",
+                                            "stalled_reads", "drains",    "selection",  "picks",  "round_us"};
 const std::vector<std::string> kHostMetrics{"mean_us", "p50_us", "p99_us", "max_us", "ops_over_1ms"};
 // RIFL link runs (rifl_experiment.cpp): the BER study's table (rifl.md "Evaluation setup").
-const std::vector<std::string> kRiflColumns{"ber", "bandwidth_ratio", "mean_latency_ns", "p99_latency_ns",
-                                            "p999_latency_ns", "retransmitted_frames", "undetected_errors",
+const std::vector<std::string> kRiflColumns{"ber",
+                                            "bandwidth_ratio",
+                                            "mean_latency_ns",
+                                            "p99_latency_ns",
+                                            "p999_latency_ns",
+                                            "retransmitted_frames",
+                                            "undetected_errors",
                                             "mtbf_years"};
-const std::vector<std::string> kRiflRowKeys{"ber",                  "bandwidth_ratio", "analytic_bandwidth_ratio",
-                                            "mean_latency_ns",      "p99_latency_ns",  "p999_latency_ns",
-                                            "retransmitted_frames", "undetected_errors", "mtbf_years",
-                                            "frame_bits",           "payload_bytes",   "bandwidth_efficiency",
-                                            "goodput_gbps",         "seed"};
-const std::vector<std::string> kRiflMetrics{"bandwidth_ratio", "mean_latency_ns", "p99_latency_ns",
+const std::vector<std::string> kRiflRowKeys{"ber",
+                                            "bandwidth_ratio",
+                                            "analytic_bandwidth_ratio",
+                                            "mean_latency_ns",
+                                            "p99_latency_ns",
+                                            "p999_latency_ns",
+                                            "retransmitted_frames",
+                                            "undetected_errors",
+                                            "mtbf_years",
+                                            "frame_bits",
+                                            "payload_bytes",
+                                            "bandwidth_efficiency",
+                                            "goodput_gbps",
+                                            "seed"};
+const std::vector<std::string> kRiflMetrics{"bandwidth_ratio", "mean_latency_ns",      "p99_latency_ns",
                                             "p999_latency_ns", "retransmitted_frames", "undetected_errors"};
 
 std::vector<std::uint64_t> read_seeds(config::Section& s, const std::string& key, bool required) {
@@ -128,15 +151,18 @@ Study load_study(const std::string& path) {
   if (st.seeds.empty()) st.seeds = {1};
   st.common = s.assignments("set");
   st.explicit_columns = s.has("columns");
-  st.columns = s.strings("columns", link_pair ? kLinkColumns : host ? kHostColumns : rifl ? kRiflColumns : kFabricColumns);
+  st.columns = s.strings("columns", link_pair ? kLinkColumns
+                                    : host    ? kHostColumns
+                                    : rifl    ? kRiflColumns
+                                              : kFabricColumns);
   // The row keys each kind of run writes into result.json (link_experiment.cpp, fabric_run.cpp, host_run.cpp).
   const std::vector<std::string> row_keys =
       link_pair ? kLinkColumns
       : host    ? kHostRowKeys
       : rifl    ? kRiflRowKeys
-                : std::vector<std::string>{"ranks",          "size_bytes", "policy",           "seed",
-                                           "time_us",        "replayed_flits", "fec_bytes", "terminal_failures",
-                                           "algbw_GBps",     "busbw_GBps", "collective",       "algorithm",
+                : std::vector<std::string>{"ranks",      "size_bytes",     "policy",     "seed",
+                                           "time_us",    "replayed_flits", "fec_bytes",  "terminal_failures",
+                                           "algbw_GBps", "busbw_GBps",     "collective", "algorithm",
                                            "correct"};
   for (const auto& c : st.columns)
     if (c != "variant" && std::find(row_keys.begin(), row_keys.end(), c) == row_keys.end()) {
@@ -145,7 +171,10 @@ Study load_study(const std::string& path) {
       known += ", variant";
       s.fail("columns", fmt::format("'{}' is not a result column of a {} run (known: {})", c, st.fabric_kind, known));
     }
-  st.metrics = s.strings("metrics", link_pair ? kLinkMetrics : host ? kHostMetrics : rifl ? kRiflMetrics : kFabricMetrics);
+  st.metrics = s.strings("metrics", link_pair ? kLinkMetrics
+                                    : host    ? kHostMetrics
+                                    : rifl    ? kRiflMetrics
+                                              : kFabricMetrics);
   for (const auto& m : st.metrics)
     if (std::find(st.columns.begin(), st.columns.end(), m) == st.columns.end())
       s.fail("metrics", fmt::format("metric '{}' is not one of the columns", m));
@@ -228,10 +257,14 @@ Study load_study(const std::string& path) {
       if (!no_policy) a.push_back(fabric::policy_key(st.fabric_kind) + "=" + p);
       try {
         const auto fdoc = config::load_with_overrides(st.fabric, a);
-        if (link_pair) config::parse_link_experiment(config::root_section(fdoc));
-        else if (host) fabric::parse_host(config::root_section(fdoc));
-        else if (rifl) config::parse_rifl_experiment(config::root_section(fdoc));
-        else fabric::parse_fabric(config::root_section(fdoc));
+        if (link_pair)
+          config::parse_link_experiment(config::root_section(fdoc));
+        else if (host)
+          fabric::parse_host(config::root_section(fdoc));
+        else if (rifl)
+          config::parse_rifl_experiment(config::root_section(fdoc));
+        else
+          fabric::parse_fabric(config::root_section(fdoc));
       } catch (const config::ConfigError& e) {
         throw config::ConfigError(std::string(e.what()) + (v.name.empty() ? "" : " (variant '" + v.name + "')") +
                                   " [study " + path + "]");
@@ -304,7 +337,6 @@ pid_t spawn_point(const std::string& exe, const Point& pt) {
   return pid;
 }
 
-
 }  // namespace
 
 namespace {
@@ -322,7 +354,8 @@ extern "C" void on_sweep_signal(int sig) {
 }
 
 struct SignalGuard {  // installs the handler (unless the signal is ignored, as under nohup) for one sweep
-  struct sigaction old_int {}, old_term {};
+  struct sigaction old_int {
+  }, old_term{};
   SignalGuard() {
     g_signal = 0;
     struct sigaction sa {};
@@ -383,7 +416,8 @@ void require_writable_dir(const fs::path& dir, const std::string& what) {
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
     throw config::ConfigError(fmt::format("{} '{}': exists and is not a folder", what, dir.string()));
   fs::create_directories(dir, ec);
-  if (ec) throw config::ConfigError(fmt::format("{} '{}': cannot create the folder: {}", what, dir.string(), ec.message()));
+  if (ec)
+    throw config::ConfigError(fmt::format("{} '{}': cannot create the folder: {}", what, dir.string(), ec.message()));
   const fs::path probe = dir / fmt::format(".fabricsim-write-test-{}", getpid());
   {
     std::ofstream f(probe);
@@ -472,7 +506,7 @@ std::string failure_text(const Point& pt, int code) {
 }
 
 struct Outcome {
-  std::size_t done = 0;    ///< points finished (reused included)
+  std::size_t done = 0;  ///< points finished (reused included)
   std::size_t failed = 0;
   std::string first_failure;
 };
@@ -540,13 +574,15 @@ void wait_request(MPI_Request& req, MPI_Status& st) {
   while (true) {
     MPI_Test(&req, &flag, &st);
     if (flag) return;
-    struct timespec ts{0, 2'000'000};
+    struct timespec ts {
+      0, 2'000'000
+    };
     nanosleep(&ts, nullptr);
   }
 }
 
-void mpi_master(int size, const std::vector<Point>& points, const std::vector<std::size_t>& todo,
-                const Progress& pr, Outcome& oc, std::vector<std::size_t>& per_rank) {
+void mpi_master(int size, const std::vector<Point>& points, const std::vector<std::size_t>& todo, const Progress& pr,
+                Outcome& oc, std::vector<std::size_t>& per_rank) {
   per_rank.assign(static_cast<std::size_t>(size), 0);
   int active = size - 1;
   std::size_t next = 0;
@@ -685,9 +721,9 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
   std::vector<std::size_t> scope;
   for (std::size_t i = 0; i < points.size(); ++i)
     if (!opt.shard_count || i % opt.shard_count == opt.shard_index - 1) scope.push_back(i);
-  const std::string label =
-      opt.shard_count ? fmt::format("sweep {} share {}/{}", st.name, opt.shard_index, opt.shard_count)
-                      : fmt::format("sweep {}", st.name);
+  const std::string label = opt.shard_count
+                                ? fmt::format("sweep {} share {}/{}", st.name, opt.shard_index, opt.shard_count)
+                                : fmt::format("sweep {}", st.name);
 
   // Resume: reuse a point only if nothing that determines its result changed.
   std::vector<std::size_t> todo;
@@ -697,8 +733,10 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
     if (why.empty()) continue;
     todo.push_back(i);
     auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.first == why; });
-    if (it == reasons.end()) reasons.emplace_back(why, 1);
-    else ++it->second;
+    if (it == reasons.end())
+      reasons.emplace_back(why, 1);
+    else
+      ++it->second;
   }
   std::string why;
   for (const auto& [r, n] : reasons) why += fmt::format("{}{} {}", why.empty() ? "" : ", ", n, r);
@@ -725,8 +763,10 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
   oc.done = scope.size() - todo.size();
 #ifdef FABRICSIM_MPI
   std::vector<std::size_t> per_rank;
-  if (size > 1) mpi_master(size, points, todo, pr, oc, per_rank);
-  else run_local(points, todo, opt, pr, oc);
+  if (size > 1)
+    mpi_master(size, points, todo, pr, oc, per_rank);
+  else
+    run_local(points, todo, opt, pr, oc);
   if (size > 1) {
     std::string ranks;
     for (std::size_t r = 1; r < per_rank.size(); ++r) ranks += fmt::format("{}{}", r > 1 ? ", " : "", per_rank[r]);
@@ -750,9 +790,10 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
     return 3;
   }
   if (opt.shard_count) {
-    std::cout << fmt::format("{}: done; `fabricsim sweep {} --collect --out {}` writes the tables once every share "
-                             "is done\n",
-                             label, st.file, out.string());
+    std::cout << fmt::format(
+        "{}: done; `fabricsim sweep {} --collect --out {}` writes the tables once every share "
+        "is done\n",
+        label, st.file, out.string());
     return 0;
   }
   return collect_tables(st, points, out);
@@ -796,14 +837,17 @@ int collect_tables(const Study& st, const std::vector<Point>& points, const fs::
     for (std::size_t i = 0; i < points.size(); ++i) {
       std::string key;
       for (const auto& c : st.columns)
-        if (c == "variant") key += pt_variant_text(points[i]) + ",";
+        if (c == "variant")
+          key += pt_variant_text(points[i]) + ",";
         else if (std::find(st.metrics.begin(), st.metrics.end(), c) == st.metrics.end())
           key += cell_text(results[i].at("row").at(c)) + ",";
       auto [it, fresh] = seen.emplace(key, i);
       if (fresh) continue;
       const Point& other = points[it->second];
-      if (other.cell != points[i].cell && !has_col_variant) variant_col = true;
-      else if (other.cell == points[i].cell && other.seed != points[i].seed && !has_col_seed) seed_col = true;
+      if (other.cell != points[i].cell && !has_col_variant)
+        variant_col = true;
+      else if (other.cell == points[i].cell && other.seed != points[i].seed && !has_col_seed)
+        seed_col = true;
     }
   }
   std::ostringstream csv;
@@ -837,8 +881,10 @@ int collect_tables(const Study& st, const std::vector<Point>& points, const fs::
     stats::Sample s{pt.policy, pt.seed, {}};
     bool complete = true;
     for (const auto& m : st.metrics) {
-      if (row.at(m).is_null()) complete = false;
-      else s.metrics[m] = row.at(m).get<double>();
+      if (row.at(m).is_null())
+        complete = false;
+      else
+        s.metrics[m] = row.at(m).get<double>();
     }
     if (complete) {
       cells[k].push_back(s);
@@ -874,8 +920,10 @@ int collect_tables(const Study& st, const std::vector<Point>& points, const fs::
     std::vector<stats::Sample> paired;
     nlohmann::ordered_json dropped = nlohmann::ordered_json::array();
     for (const auto& smp : cells[k]) {
-      if (count[smp.seed] == st.policies.size()) paired.push_back(smp);
-      else dropped.push_back({{"policy", smp.group}, {"seed", smp.seed}});
+      if (count[smp.seed] == st.policies.size())
+        paired.push_back(smp);
+      else
+        dropped.push_back({{"policy", smp.group}, {"seed", smp.seed}});
     }
     if (incomplete.count(k)) {
       into["incomplete_points"] = incomplete[k];

@@ -21,16 +21,16 @@ struct StudyVariant {
 struct Study {
   std::string name;
   std::string file;
-  std::string fabric;                    ///< resolved path of the fabric file
-  std::string fabric_kind;               ///< link-pair, ring, switched-pod, explicit
+  std::string fabric;       ///< resolved path of the fabric file
+  std::string fabric_kind;  ///< link-pair, ring, switched-pod, explicit
   std::vector<std::string> policies;
   std::vector<std::uint64_t> seeds;
-  std::vector<std::string> common;       ///< overrides for every point
-  std::vector<StudyVariant> variants;    ///< declared variants x grid points (empty = one unnamed)
-  bool declared_variants = false;        ///< the file had `variants:` (adds a variant column by default)
-  bool explicit_columns = false;         ///< the file lists `columns:` (then exactly those are written)
-  std::vector<std::string> columns;      ///< results.csv columns, read from each point's result.json "row"
-  std::vector<std::string> metrics;      ///< numeric columns summarised per cell; the others (but policy, seed) are axes
+  std::vector<std::string> common;     ///< overrides for every point
+  std::vector<StudyVariant> variants;  ///< declared variants x grid points (empty = one unnamed)
+  bool declared_variants = false;      ///< the file had `variants:` (adds a variant column by default)
+  bool explicit_columns = false;       ///< the file lists `columns:` (then exactly those are written)
+  std::vector<std::string> columns;    ///< results.csv columns, read from each point's result.json "row"
+  std::vector<std::string> metrics;    ///< numeric columns summarised per cell; the others (but policy, seed) are axes
 };
 
 /// Parse and fully validate a study: the study file itself and the fabric
@@ -41,9 +41,9 @@ Study load_study(const std::string& path);
 struct SweepOptions {
   unsigned jobs = 1;
   std::string out_dir;
-  std::string self_exe;  ///< path of the fabricsim binary to run per point
-  bool progress = true;  ///< progress line on stderr when it is a terminal
-  bool fresh = false;    ///< rerun every point, reuse nothing
+  std::string self_exe;      ///< path of the fabricsim binary to run per point
+  bool progress = true;      ///< progress line on stderr when it is a terminal
+  bool fresh = false;        ///< rerun every point, reuse nothing
   unsigned shard_index = 0;  ///< --shard I/N: run only points i with i % N == I - 1 (1-based I), no tables
   unsigned shard_count = 0;  ///< N of --shard I/N; 0 = all points
   bool collect = false;      ///< --collect: run nothing, write the tables if every point is finished and current

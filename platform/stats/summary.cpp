@@ -15,8 +15,7 @@ namespace {
 
 void check_level(double level, const char* who) {
   if (!(level > 0.0 && level < 1.0)) {
-    throw std::invalid_argument(std::string(who) + ": level must be in (0,1), got " +
-                                std::to_string(level));
+    throw std::invalid_argument(std::string(who) + ": level must be in (0,1), got " + std::to_string(level));
   }
 }
 
@@ -62,11 +61,10 @@ MeanCI mean_ci(const std::vector<double>& x, double level) {
   return r;
 }
 
-PairedDelta paired_delta(const std::vector<double>& a, const std::vector<double>& b,
-                         double level) {
+PairedDelta paired_delta(const std::vector<double>& a, const std::vector<double>& b, double level) {
   if (a.size() != b.size()) {
-    throw std::invalid_argument("paired_delta: size mismatch (" + std::to_string(a.size()) +
-                                " vs " + std::to_string(b.size()) + ")");
+    throw std::invalid_argument("paired_delta: size mismatch (" + std::to_string(a.size()) + " vs " +
+                                std::to_string(b.size()) + ")");
   }
   if (a.empty()) throw std::invalid_argument("paired_delta: empty input");
   check_level(level, "paired_delta");
@@ -99,8 +97,7 @@ PairedDelta paired_delta(const std::vector<double>& a, const std::vector<double>
 double percentile_nearest_rank(std::vector<double> v, double p) {
   if (v.empty()) throw std::invalid_argument("percentile_nearest_rank: empty input");
   if (!(p > 0.0 && p <= 100.0)) {
-    throw std::invalid_argument("percentile_nearest_rank: p must be in (0,100], got " +
-                                std::to_string(p));
+    throw std::invalid_argument("percentile_nearest_rank: p must be in (0,100], got " + std::to_string(p));
   }
   if (std::any_of(v.begin(), v.end(), [](double x) { return std::isnan(x); })) {
     throw std::invalid_argument("percentile_nearest_rank: input contains NaN");
@@ -114,8 +111,7 @@ double percentile_nearest_rank(std::vector<double> v, double p) {
   return v[k];
 }
 
-nlohmann::ordered_json summarize(const std::vector<Sample>& samples,
-                                 const std::vector<std::string>& metric_names,
+nlohmann::ordered_json summarize(const std::vector<Sample>& samples, const std::vector<std::string>& metric_names,
                                  const std::vector<std::string>& group_order) {
   using ojson = nlohmann::ordered_json;
 
@@ -140,17 +136,15 @@ nlohmann::ordered_json summarize(const std::vector<Sample>& samples,
   for (const auto& s : samples) {
     auto it = by_group.find(s.group);
     if (it == by_group.end()) {
-      throw std::invalid_argument("summarize: sample group '" + s.group +
-                                  "' is not in group_order");
+      throw std::invalid_argument("summarize: sample group '" + s.group + "' is not in group_order");
     }
     if (!it->second.emplace(s.seed, &s).second) {
-      throw std::invalid_argument("summarize: duplicate sample for group '" + s.group +
-                                  "' seed " + seed_str(s.seed));
+      throw std::invalid_argument("summarize: duplicate sample for group '" + s.group + "' seed " + seed_str(s.seed));
     }
     for (const auto& m : metric_names) {
       if (s.metrics.find(m) == s.metrics.end()) {
-        throw std::invalid_argument("summarize: sample group '" + s.group + "' seed " +
-                                    seed_str(s.seed) + " lacks metric '" + m + "'");
+        throw std::invalid_argument("summarize: sample group '" + s.group + "' seed " + seed_str(s.seed) +
+                                    " lacks metric '" + m + "'");
       }
     }
   }
@@ -196,11 +190,9 @@ nlohmann::ordered_json summarize(const std::vector<Sample>& samples,
       const auto& sb = by_group[gb];
       const bool same_seeds =
           sa.size() == sb.size() &&
-          std::equal(sa.begin(), sa.end(), sb.begin(),
-                     [](const auto& x, const auto& y) { return x.first == y.first; });
+          std::equal(sa.begin(), sa.end(), sb.begin(), [](const auto& x, const auto& y) { return x.first == y.first; });
       if (!same_seeds) {
-        throw std::invalid_argument("summarize: groups '" + ga + "' and '" + gb +
-                                    "' have different seed sets");
+        throw std::invalid_argument("summarize: groups '" + ga + "' and '" + gb + "' have different seed sets");
       }
       ojson metrics = ojson::object();
       for (const auto& m : metric_names) {

@@ -48,15 +48,15 @@ MeanCI mean_ci(const std::vector<double>& x, double level = 0.95);
 
 /// Paired difference a - b with a normal-approximation confidence interval.
 struct PairedDelta {
-  std::size_t n;       ///< number of pairs
-  double mean_delta;   ///< mean of d_i = a_i - b_i
-  double sd;           ///< sample sd of d (divisor n-1); 0 if n==1
-  double half_width;   ///< z * sd / sqrt(n)
-  double lo;           ///< mean_delta - half_width
-  double hi;           ///< mean_delta + half_width
-  double rel_pct;      ///< 100 * mean_delta / mean(b); NaN if mean(b)==0
-  double rel_lo_pct;   ///< 100 * lo / mean(b); NaN if mean(b)==0
-  double rel_hi_pct;   ///< 100 * hi / mean(b); NaN if mean(b)==0
+  std::size_t n;      ///< number of pairs
+  double mean_delta;  ///< mean of d_i = a_i - b_i
+  double sd;          ///< sample sd of d (divisor n-1); 0 if n==1
+  double half_width;  ///< z * sd / sqrt(n)
+  double lo;          ///< mean_delta - half_width
+  double hi;          ///< mean_delta + half_width
+  double rel_pct;     ///< 100 * mean_delta / mean(b); NaN if mean(b)==0
+  double rel_lo_pct;  ///< 100 * lo / mean(b); NaN if mean(b)==0
+  double rel_hi_pct;  ///< 100 * hi / mean(b); NaN if mean(b)==0
 };
 
 /// Paired comparison of `a` against `b` (a_i paired with b_i by index).
@@ -71,8 +71,7 @@ struct PairedDelta {
 /// @param level  confidence level in (0,1); default 0.95
 /// @throws std::invalid_argument if sizes differ, inputs are empty, or level
 ///         is not in (0,1)
-PairedDelta paired_delta(const std::vector<double>& a, const std::vector<double>& b,
-                         double level = 0.95);
+PairedDelta paired_delta(const std::vector<double>& a, const std::vector<double>& b, double level = 0.95);
 
 /// Nearest-rank percentile: sorted(v)[ceil(p/100 * n) - 1].
 ///
@@ -121,8 +120,7 @@ struct Sample {
 ///   contains a duplicate; a sample's group is not in `group_order`; two
 ///   samples share the same (group, seed); a sample lacks one of
 ///   `metric_names`; two groups do not have identical seed sets.
-nlohmann::ordered_json summarize(const std::vector<Sample>& samples,
-                                 const std::vector<std::string>& metric_names,
+nlohmann::ordered_json summarize(const std::vector<Sample>& samples, const std::vector<std::string>& metric_names,
                                  const std::vector<std::string>& group_order);
 
 }  // namespace fabricsim::stats

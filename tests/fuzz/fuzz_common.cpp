@@ -30,8 +30,8 @@ namespace {
 
 std::string make_scratch() {
   const char* tmp = std::getenv("TMPDIR");
-  std::string tmpl = std::string(tmp && *tmp ? tmp : (fs::is_directory("/dev/shm") ? "/dev/shm" : "/tmp")) +
-                     "/fabricsim-fuzz-XXXXXX";
+  std::string tmpl =
+      std::string(tmp && *tmp ? tmp : (fs::is_directory("/dev/shm") ? "/dev/shm" : "/tmp")) + "/fabricsim-fuzz-XXXXXX";
   if (!mkdtemp(tmpl.data())) die("cannot create a scratch folder from " + tmpl);
   const fs::path dir(tmpl);
   const fs::path topo = fs::path(FABRICSIM_SOURCE_DIR) / "topologies";

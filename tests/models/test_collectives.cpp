@@ -28,8 +28,8 @@ fabric::FabricRunConfig load(const std::string& file, std::vector<std::string> s
 
 // Alpha-beta parameters of a fabric whose paths all have the same hop count.
 struct Cost {
-  double alpha_ns;     // first-flit path latency beyond its own serialization
-  double flit_ns;      // wire time of one flit (the bottleneck serializer)
+  double alpha_ns;  // first-flit path latency beyond its own serialization
+  double flit_ns;   // wire time of one flit (the bottleneck serializer)
   double flit_bytes;
   double gamma_ns_per_byte;
   // Time of one message of n bytes: alpha + ceil(n / flit) x flit time.
@@ -192,7 +192,8 @@ TEST(Collectives, BroadcastRingPipelineIsCorrect) {
 }
 // With the burst channel on, replays change the timing but never the bytes.
 TEST(Collectives, RingAllReduceIsCorrectUnderReplay) {
-  const auto doc = config::load_with_overrides(std::string(FABRICSIM_SOURCE_DIR) + "/topologies/ring16.yaml", {"workload.size=1MiB"});
+  const auto doc = config::load_with_overrides(std::string(FABRICSIM_SOURCE_DIR) + "/topologies/ring16.yaml",
+                                               {"workload.size=1MiB"});
   const auto r = sim::run_fabric(fabric::parse_fabric(config::root_section(doc)));
   ASSERT_TRUE(r.ok) << r.diagnosis;
   EXPECT_TRUE(r.row.correct);

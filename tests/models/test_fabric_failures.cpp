@@ -40,10 +40,10 @@ TEST(FabricFailures, RankThatNeverReceivesIsDiagnosed) {
 // is a result (the run stops there, reports no completion time) and the
 // diagnosis names the link direction, the flit and the limit.
 TEST(FabricFailures, LinkDownOnRetryLimitIsDiagnosed) {
-  const auto r = sim::run_fabric(
-      ring8({"workload.size=64KiB", "defaults.link.retry_limit=3", "defaults.link.channel.error_good=1",
-             "defaults.link.channel.error_bad=1", "defaults.link.channel.magnitude_good=30",
-             "defaults.link.channel.magnitude_bad=30"}));
+  const auto r =
+      sim::run_fabric(ring8({"workload.size=64KiB", "defaults.link.retry_limit=3", "defaults.link.channel.error_good=1",
+                             "defaults.link.channel.error_bad=1", "defaults.link.channel.magnitude_good=30",
+                             "defaults.link.channel.magnitude_bad=30"}));
   ASSERT_TRUE(r.ok) << r.diagnosis;
   EXPECT_NE(r.link_down.find("went down"), std::string::npos) << r.link_down;
   EXPECT_NE(r.link_down.find("exceeded the retry limit of 3"), std::string::npos) << r.link_down;
@@ -82,10 +82,11 @@ TEST(FabricFailures, UnknownNodeKindIsAClearError) {
 // dropped and the time is the ingress-bound one.
 namespace {
 sim::FabricRunResult incast(const std::string& output_queue) {
-  const auto doc = config::load_with_overrides(std::string(FABRICSIM_SOURCE_DIR) + "/topologies/ualink-pod-64.yaml", {"fabric.accelerators=4", "fabric.switches=1", "defaults.link.channel.error_good=0",
-                                 "defaults.link.channel.error_bad=0", "defaults.link.policy.name=fixed-strong",
-                                 "defaults.link.rx_buffer=16", "defaults.switch.output_queue=" + output_queue,
-                                 "workload.size=64KiB"});
+  const auto doc = config::load_with_overrides(
+      std::string(FABRICSIM_SOURCE_DIR) + "/topologies/ualink-pod-64.yaml",
+      {"fabric.accelerators=4", "fabric.switches=1", "defaults.link.channel.error_good=0",
+       "defaults.link.channel.error_bad=0", "defaults.link.policy.name=fixed-strong", "defaults.link.rx_buffer=16",
+       "defaults.switch.output_queue=" + output_queue, "workload.size=64KiB"});
   return sim::run_fabric(fabric::parse_fabric(config::root_section(doc)), [](models::accelerator_api& a) {
     if (a.rank() == 1 || a.rank() == 2) a.wait(a.post_write(0, 0, 0, 65536, 0));
     if (a.rank() == 0) a.wait_flag(0, 2);
@@ -123,7 +124,8 @@ TEST(BackPressure, FullOutputQueueStallsTheSendersNotTheData) {
   // The switch's port toward rank 0 never queued more than 4 flits ...
   EXPECT_LE(col(r.links_csv, "fabric.sw0,0,", "max_queue"), 4u);
   // ... so an input held flits and the senders waited for credits.
-  EXPECT_GT(col(r.links_csv, "fabric.sw0,", "max_input_buffer") + col(r.links_csv, "fabric.acc", "max_input_buffer"), 0u);
+  EXPECT_GT(col(r.links_csv, "fabric.sw0,", "max_input_buffer") + col(r.links_csv, "fabric.acc", "max_input_buffer"),
+            0u);
   EXPECT_GT(col(r.links_csv, "fabric.acc1,", "admission_stall_credit_ns") +
                 col(r.links_csv, "fabric.acc2,", "admission_stall_credit_ns"),
             0u);

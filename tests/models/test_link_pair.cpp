@@ -13,7 +13,8 @@ using namespace fabricsim;
 
 namespace {
 config::LinkExperimentConfig primary(const std::vector<std::string>& sets) {
-  const auto doc = config::load_with_overrides(std::string(FABRICSIM_SOURCE_DIR) + "/topologies/link-primary.yaml", sets);
+  const auto doc =
+      config::load_with_overrides(std::string(FABRICSIM_SOURCE_DIR) + "/topologies/link-primary.yaml", sets);
   return config::parse_link_experiment(config::root_section(doc));
 }
 
@@ -68,9 +69,9 @@ TEST(LinkPair, DeadlockIsDiagnosedNotHung) {
 // Retry limit 1 on a channel that corrupts every flit beyond repair: the first
 // failed flit is a terminal failure; the link goes down and says which flit.
 TEST(LinkPair, RetryLimitGivesTerminalFailure) {
-  auto cfg = primary({"traffic.flits=100", "link.retry_limit=1", "link.channel.error_good=1",
-                      "link.channel.error_bad=1", "link.channel.magnitude_good=30", "link.channel.magnitude_bad=30",
-                      "link.policy.name=fixed-strong"});
+  auto cfg =
+      primary({"traffic.flits=100", "link.retry_limit=1", "link.channel.error_good=1", "link.channel.error_bad=1",
+               "link.channel.magnitude_good=30", "link.channel.magnitude_bad=30", "link.policy.name=fixed-strong"});
   const auto r = sim::run_link_experiment(cfg);
   ASSERT_TRUE(r.ok) << r.diagnosis;
   EXPECT_EQ(r.metrics.terminal_failures, 1u);

@@ -17,8 +17,8 @@ fabric::HostRunConfig frank2(std::vector<std::string> sets) {
 }  // namespace
 
 TEST(PcieHost, NcclShmThroughHostMemoryIsExact) {
-  const auto r = sim::run_host(frank2({"workload.group=[0,4,8,12]", "workload.transport=nccl_shm", "workload.data=true",
-                                       "workload.ops=2"}));
+  const auto r = sim::run_host(
+      frank2({"workload.group=[0,4,8,12]", "workload.transport=nccl_shm", "workload.data=true", "workload.ops=2"}));
   ASSERT_TRUE(r.ok) << r.diagnosis;
   EXPECT_TRUE(r.correct);
   EXPECT_EQ(r.stats.ops, 2u);
@@ -34,7 +34,8 @@ TEST(PcieHost, PullAcrossQuadrantsIsExactWithRealBytes) {
 // Quadrant 0's first window is [0, 175 ms): a 250 ms cell of one-shot pull on
 // one GPU per quadrant keeps a clean median but has millisecond operations.
 TEST(PcieHost, CrossQuadrantPullStallsInsideTheWindow) {
-  const auto r = sim::run_host(frank2({"workload.group=[0,4,8,12]", "workload.transport=pull", "workload.duration=250ms"}));
+  const auto r =
+      sim::run_host(frank2({"workload.group=[0,4,8,12]", "workload.transport=pull", "workload.duration=250ms"}));
   ASSERT_TRUE(r.ok) << r.diagnosis;
   EXPECT_LT(r.stats.p50_us, 20.0);
   EXPECT_GT(r.stats.ops_over_1ms, 50u);
@@ -43,7 +44,8 @@ TEST(PcieHost, CrossQuadrantPullStallsInsideTheWindow) {
 }
 
 TEST(PcieHost, SameQuadrantPullNeverStalls) {
-  const auto r = sim::run_host(frank2({"workload.group=[0,1,2,3]", "workload.transport=pull", "workload.duration=250ms"}));
+  const auto r =
+      sim::run_host(frank2({"workload.group=[0,1,2,3]", "workload.transport=pull", "workload.duration=250ms"}));
   ASSERT_TRUE(r.ok) << r.diagnosis;
   EXPECT_EQ(r.stats.ops_over_1ms, 0u);
   EXPECT_LT(r.stats.max_us, 2 * r.stats.p50_us);
@@ -59,7 +61,8 @@ TEST(PcieHost, FanOutPushAcrossQuadrantsCollapses) {
 }
 
 TEST(PcieHost, PhasedPushAcrossQuadrantsStaysClean) {
-  const auto r = sim::run_host(frank2({"workload.group=[0,4,8,12]", "workload.transport=full_phased", "workload.ops=200"}));
+  const auto r =
+      sim::run_host(frank2({"workload.group=[0,4,8,12]", "workload.transport=full_phased", "workload.ops=200"}));
   ASSERT_TRUE(r.ok) << r.diagnosis;
   EXPECT_LT(r.stats.mean_us, 15.0);
   EXPECT_LT(r.stats.max_us, 15.0);
@@ -73,8 +76,8 @@ TEST(PcieHost, FanOutWithoutWriteOrderingDoesNotCollapse) {
 }
 
 TEST(PcieHost, FabricClassSelectionAvoidsReadAndFanOutModesWhenCrossing) {
-  const auto r = sim::run_host(frank2({"workload.group=[0,4,8,12]", "workload.mode=decode",
-                                       "decode.selection=fabric-class", "workload.ops=20"}));
+  const auto r = sim::run_host(frank2(
+      {"workload.group=[0,4,8,12]", "workload.mode=decode", "decode.selection=fabric-class", "workload.ops=20"}));
   ASSERT_TRUE(r.ok) << r.diagnosis;
   EXPECT_EQ(r.json["decode"]["picks"], "81920B=full_phased");
 }
@@ -82,9 +85,9 @@ TEST(PcieHost, FabricClassSelectionAvoidsReadAndFanOutModesWhenCrossing) {
 // Started between windows (quadrant 0's first window at 1 s), a 2 ms race per
 // candidate sees only clean pulls: pull has the best median and wins.
 TEST(PcieHost, MedianRaceBetweenWindowsPicksPullOnAQuadrantCrossingGroup) {
-  const auto r = sim::run_host(frank2({"workload.group=[0,4,8,12]", "workload.mode=decode",
-                                       "decode.selection=race-median", "decode.start_phase=zero",
-                                       "mechanisms.read_stall.offset=1000ms", "workload.ops=20"}));
+  const auto r =
+      sim::run_host(frank2({"workload.group=[0,4,8,12]", "workload.mode=decode", "decode.selection=race-median",
+                            "decode.start_phase=zero", "mechanisms.read_stall.offset=1000ms", "workload.ops=20"}));
   ASSERT_TRUE(r.ok) << r.diagnosis;
   EXPECT_EQ(r.json["decode"]["picks"], "81920B=pull");
 }

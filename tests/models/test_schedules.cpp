@@ -69,7 +69,9 @@ TEST(Schedules, RingAllReduce8MeetsTheRingCostModel) {
   EXPECT_NEAR(r.row.time_us * 1e3 / model, 1.0, 0.05);
 }
 
-TEST(Schedules, RingAllReduce8IsExact) { expect_exact(load("ring8.yaml", schedule("allreduce", "ring-allreduce-8.xml"))); }
+TEST(Schedules, RingAllReduce8IsExact) {
+  expect_exact(load("ring8.yaml", schedule("allreduce", "ring-allreduce-8.xml")));
+}
 TEST(Schedules, RingAllReduce8YamlIsExact) {
   expect_exact(load("ring8.yaml", schedule("allreduce", "ring-allreduce-8.yaml")));
 }
@@ -82,7 +84,9 @@ TEST(Schedules, AllPairsAllReduce8IsExact) {
 TEST(Schedules, AllPairsAllReduce8YamlIsExact) {
   expect_exact(load("ring8.yaml", schedule("allreduce", "allpairs-allreduce-8.yaml")));
 }
-TEST(Schedules, RingAllGather8IsExact) { expect_exact(load("ring8.yaml", schedule("allgather", "ring-allgather-8.xml"))); }
+TEST(Schedules, RingAllGather8IsExact) {
+  expect_exact(load("ring8.yaml", schedule("allgather", "ring-allgather-8.xml")));
+}
 TEST(Schedules, RingAllGather8YamlIsExact) {
   expect_exact(load("ring8.yaml", schedule("allgather", "ring-allgather-8.yaml")));
 }

@@ -106,8 +106,10 @@ class FakeWorld {
         throw Aborted{};
       }
       const bool deliver_op = others.empty() || (!ops.empty() && coin());
-      if (deliver_op) deliver(ops[pick(ops.size())]);
-      else hand_to(others[pick(others.size())], r, lk);
+      if (deliver_op)
+        deliver(ops[pick(ops.size())]);
+      else
+        hand_to(others[pick(others.size())], r, lk);
     }
     waiting_[r] = nullptr;
   }

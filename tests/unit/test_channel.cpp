@@ -33,10 +33,10 @@ TEST(CounterRng, ToUnitRangeAndExactValues) {
   static_assert(to_unit(0) == 0.0, "0 maps to 0");
   static_assert(to_unit(~0ULL) < 1.0, "max maps below 1");
   EXPECT_EQ(to_unit(0), 0.0);
-  EXPECT_EQ(to_unit(1ULL << 63), 0.5);               // 2^52 * 2^-53
-  EXPECT_EQ(to_unit(1ULL << 62), 0.25);              // 2^51 * 2^-53
-  EXPECT_EQ(to_unit(~0ULL), 1.0 - 0x1.0p-53);        // (2^53 - 1) * 2^-53
-  EXPECT_EQ(to_unit((1ULL << 11) - 1), 0.0);         // the low 11 bits are discarded
+  EXPECT_EQ(to_unit(1ULL << 63), 0.5);         // 2^52 * 2^-53
+  EXPECT_EQ(to_unit(1ULL << 62), 0.25);        // 2^51 * 2^-53
+  EXPECT_EQ(to_unit(~0ULL), 1.0 - 0x1.0p-53);  // (2^53 - 1) * 2^-53
+  EXPECT_EQ(to_unit((1ULL << 11) - 1), 0.0);   // the low 11 bits are discarded
   EXPECT_EQ(to_unit(1ULL << 11), 0x1.0p-53);
   double lo = 1.0, hi = 0.0, sum = 0.0;
   const int n = 100000;

@@ -40,14 +40,14 @@ using fabricsim::link::LinkSemantics;
 // units
 
 TEST(Units, TimeToPicoseconds) {
-  EXPECT_EQ(parse_time_ps("20ns"), 20000u);       // 20 x 1e3
-  EXPECT_EQ(parse_time_ps("1.5us"), 1500000u);    // 1.5 x 1e6
+  EXPECT_EQ(parse_time_ps("20ns"), 20000u);     // 20 x 1e3
+  EXPECT_EQ(parse_time_ps("1.5us"), 1500000u);  // 1.5 x 1e6
   EXPECT_EQ(parse_time_ps("13600ps"), 13600u);
-  EXPECT_EQ(parse_time_ps("3s"), 3000000000000u); // 3 x 1e12
+  EXPECT_EQ(parse_time_ps("3s"), 3000000000000u);  // 3 x 1e12
   EXPECT_EQ(parse_time_ps("2ms"), 2000000000u);
-  EXPECT_EQ(parse_time_ps("12.8ns"), 12800u);     // 12.8 x 1e3 = 12800.000000000002 -> 12800
+  EXPECT_EQ(parse_time_ps("12.8ns"), 12800u);  // 12.8 x 1e3 = 12800.000000000002 -> 12800
   EXPECT_EQ(parse_time_ps("0ns"), 0u);
-  EXPECT_EQ(parse_time_ps(" 20 ns "), 20000u);    // surrounding / inner spaces tolerated
+  EXPECT_EQ(parse_time_ps(" 20 ns "), 20000u);  // surrounding / inner spaces tolerated
 }
 
 TEST(Units, RateToBitsPerSecond) {
@@ -83,17 +83,17 @@ TEST(Units, ErrorsThrowUnitError) {
   EXPECT_THROW(parse_time_ps("-5ns"), UnitError);        // negative
   EXPECT_THROW(parse_time_ps("ns"), UnitError);          // no number
   EXPECT_THROW(parse_time_ps(""), UnitError);
-  EXPECT_THROW(parse_time_ps("0.5ps"), UnitError);       // not a whole ps
-  EXPECT_THROW(parse_time_ps("1e400ns"), UnitError);     // not finite
-  EXPECT_THROW(parse_time_ps("20NS"), UnitError);        // units are case-sensitive
-  EXPECT_THROW(parse_rate_bps("0Gb/s"), UnitError);      // must be > 0
+  EXPECT_THROW(parse_time_ps("0.5ps"), UnitError);    // not a whole ps
+  EXPECT_THROW(parse_time_ps("1e400ns"), UnitError);  // not finite
+  EXPECT_THROW(parse_time_ps("20NS"), UnitError);     // units are case-sensitive
+  EXPECT_THROW(parse_rate_bps("0Gb/s"), UnitError);   // must be > 0
   EXPECT_THROW(parse_rate_bps("-400Gb/s"), UnitError);
   EXPECT_THROW(parse_rate_bps("400"), UnitError);
   EXPECT_THROW(parse_rate_bps("400Gbps"), UnitError);
-  EXPECT_THROW(parse_bytes("1.5B"), UnitError);          // not a whole byte
+  EXPECT_THROW(parse_bytes("1.5B"), UnitError);  // not a whole byte
   EXPECT_THROW(parse_bytes("-1B"), UnitError);
   EXPECT_THROW(parse_bytes("640"), UnitError);
-  EXPECT_THROW(parse_fraction("150%"), UnitError);       // 1.5 > 1
+  EXPECT_THROW(parse_fraction("150%"), UnitError);  // 1.5 > 1
   EXPECT_THROW(parse_fraction("1.5"), UnitError);
   EXPECT_THROW(parse_fraction("-1%"), UnitError);
   EXPECT_THROW(parse_fraction("2.5 percent"), UnitError);
@@ -128,9 +128,8 @@ TEST(Units, NonWholeValuesAreRejectedAtAnyMagnitude) {
 class TempDir {
  public:
   TempDir() {
-    dir_ = fs::temp_directory_path() /
-           ("fabricsim_test_config_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("fabricsim_test_config_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
   }
   ~TempDir() {
@@ -165,16 +164,16 @@ std::string config_error(const std::string& path, const std::vector<std::string>
 
 // A small valid file; the line numbers matter for the error tests below.
 const char* const kBaseLines[] = {
-    "fabric:",                 // 1
-    "  kind: link-pair",       // 2
-    "link:",                   // 3
-    "  flit: 640B",            // 4
-    "  propagation: 20ns",     // 5
-    "  forward_rate: 400Gb/s", // 6
-    "  window_high: 16",       // 7
-    "  window_reduced: 8",     // 8
-    "  channel:",              // 9
-    "    error_bad: 0.6",      // 10
+    "fabric:",                  // 1
+    "  kind: link-pair",        // 2
+    "link:",                    // 3
+    "  flit: 640B",             // 4
+    "  propagation: 20ns",      // 5
+    "  forward_rate: 400Gb/s",  // 6
+    "  window_high: 16",        // 7
+    "  window_reduced: 8",      // 8
+    "  channel:",               // 9
+    "    error_bad: 0.6",       // 10
 };
 
 /// The base file with line `line` (1-based) replaced by `text` (or appended if line == 11).
@@ -312,16 +311,16 @@ TEST(LinkConfigYaml, WindowReducedAboveHigh) {
 TEST(LinkConfigYaml, BadFecProfileInList) {
   TempDir tmp;
   const std::string text = std::string(kBaseLines[0]) + "\n" + kBaseLines[1] + "\n" + kBaseLines[2] + "\n" +
-                           "  fec_profiles:\n"                                                             // 4
-                           "    - {name: LOW, overhead: 0%, decode_delay: 0ns, correctable: 0}\n"          // 5
-                           "    - {name: LIGHT, overhead: 150%, decode_delay: 5ns, correctable: 4}\n";     // 6
+                           "  fec_profiles:\n"                                                          // 4
+                           "    - {name: LOW, overhead: 0%, decode_delay: 0ns, correctable: 0}\n"       // 5
+                           "    - {name: LIGHT, overhead: 150%, decode_delay: 5ns, correctable: 4}\n";  // 6
   const std::string f = tmp.write("fec.yaml", text);
   expect_located(config_error(f), f, 6, "link.fec_profiles[1].overhead");
   // Not weakest first: STRONG listed before LIGHT.
   const std::string text2 = std::string("fabric:\n  kind: link-pair\nlink:\n") +
-                            "  fec_profiles:\n"                                                            // 4
-                            "    - {name: STRONG, overhead: 6.25%, decode_delay: 12ns, correctable: 15}\n" // 5
-                            "    - {name: LIGHT, overhead: 2.5%, decode_delay: 5ns, correctable: 4}\n";    // 6
+                            "  fec_profiles:\n"                                                             // 4
+                            "    - {name: STRONG, overhead: 6.25%, decode_delay: 12ns, correctable: 15}\n"  // 5
+                            "    - {name: LIGHT, overhead: 2.5%, decode_delay: 5ns, correctable: 4}\n";     // 6
   const std::string g = tmp.write("order.yaml", text2);
   const std::string msg = config_error(g);
   expect_located(msg, g, 6, "link.fec_profiles[1]");
@@ -365,9 +364,9 @@ TEST(LinkConfigYaml, MissingFileAndSyntaxError) {
 TEST(LinkConfigYaml, OverridesSetNestedValues) {
   TempDir tmp;
   const std::string f = tmp.write("base.yaml", base_with(0, ""));
-  const LinkExperimentConfig e = parse_file(f, {"link.channel.error_bad=0.5", "link.policy.name=fixed-strong",
-                                                "link.semantics.tx_queue=fifo", "link.propagation=25ns",
-                                                "traffic.period=13ns", "run.seed=7"});
+  const LinkExperimentConfig e =
+      parse_file(f, {"link.channel.error_bad=0.5", "link.policy.name=fixed-strong", "link.semantics.tx_queue=fifo",
+                     "link.propagation=25ns", "traffic.period=13ns", "run.seed=7"});
   EXPECT_DOUBLE_EQ(e.link.channel.e_bad, 0.5);
   EXPECT_DOUBLE_EQ(e.link.policy.model.e_bad, 0.5);
   EXPECT_EQ(e.link.policy_name, "fixed-strong");

@@ -50,8 +50,7 @@ void add_link(FabricSpec& f, std::size_t a, std::uint32_t ap, std::size_t b, std
   l.b = b;
   l.b_port = bp;
   l.id = f.links.size();
-  l.src = {"test.yaml:" + std::to_string(200 + f.links.size()) + ":5",
-           "links[" + std::to_string(f.links.size()) + "]"};
+  l.src = {"test.yaml:" + std::to_string(200 + f.links.size()) + ":5", "links[" + std::to_string(f.links.size()) + "]"};
   f.links.push_back(l);
 }
 
@@ -113,8 +112,8 @@ TEST(FabricGraphRing, HopsDiameterPathClasses) {
   FabricGraph g(ring(8));
   EXPECT_EQ(g.hops(0, 4), 4);
   EXPECT_EQ(g.hops(0, 1), 1);
-  EXPECT_EQ(g.hops(0, 7), 1);   // wraps around
-  EXPECT_EQ(g.hops(6, 1), 3);   // 6->7->0->1
+  EXPECT_EQ(g.hops(0, 7), 1);  // wraps around
+  EXPECT_EQ(g.hops(6, 1), 3);  // 6->7->0->1
   EXPECT_EQ(g.hops(2, 2), 0);
   EXPECT_EQ(g.diameter(), 4);
   // Each of 8 sources has 2 ranks at 1, 2, 3 hops and 1 at 4 hops: 16,16,16,8 (sum 56 = 8*7).
@@ -229,8 +228,14 @@ TEST(FabricGraphPod, DefaultRanksFollowDeclarationOrder) {
   std::swap(f.nodes[0], f.nodes[3]);  // switch first: accelerators are nodes 1, 2, 3
   // fix link endpoints after the swap (0 <-> 3)
   for (auto& l : f.links) {
-    if (l.a == 0) l.a = 3; else if (l.a == 3) l.a = 0;
-    if (l.b == 0) l.b = 3; else if (l.b == 3) l.b = 0;
+    if (l.a == 0)
+      l.a = 3;
+    else if (l.a == 3)
+      l.a = 0;
+    if (l.b == 0)
+      l.b = 3;
+    else if (l.b == 3)
+      l.b = 0;
   }
   FabricGraph g(f);
   EXPECT_EQ(g.accelerators(), (std::vector<std::size_t>{1, 2, 3}));
@@ -366,12 +371,11 @@ TEST(FabricGraphOutput, Dot) {
   std::string dot = g.to_dot();
   EXPECT_EQ(dot.rfind("graph", 0), 0u) << dot;
   EXPECT_NE(dot.find("--"), std::string::npos);
-  for (std::size_t v = 0; v < g.num_nodes(); ++v)
-    EXPECT_NE(dot.find(g.node_id(v)), std::string::npos) << g.node_id(v);
+  for (std::size_t v = 0; v < g.num_nodes(); ++v) EXPECT_NE(dot.find(g.node_id(v)), std::string::npos) << g.node_id(v);
   EXPECT_NE(dot.find("label=\"acc2\\naccelerator\", shape=ellipse"), std::string::npos) << dot;
   EXPECT_NE(dot.find("label=\"sw1\\nualink-switch\", shape=box"), std::string::npos) << dot;
   EXPECT_NE(dot.find("3--5 [label=\"1-3\"]"), std::string::npos) << dot;  // acc3 port 1 - sw1 port 3
-  EXPECT_EQ(dot, FabricGraph(pod(4, 2)).to_dot());  // deterministic
+  EXPECT_EQ(dot, FabricGraph(pod(4, 2)).to_dot());                        // deterministic
 }
 
 TEST(FabricGraphOutput, DotQuotesIds) {
@@ -404,8 +408,8 @@ TEST(FabricGraphScale, Pod1024x8) {
   double ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
-  std::printf("[ info     ] 1024x8 pod (%zu nodes, %zu links): built in %.1f ms, peak RSS %.1f MB\n",
-              g.num_nodes(), g.num_links(), ms, ru.ru_maxrss / 1024.0);
+  std::printf("[ info     ] 1024x8 pod (%zu nodes, %zu links): built in %.1f ms, peak RSS %.1f MB\n", g.num_nodes(),
+              g.num_links(), ms, ru.ru_maxrss / 1024.0);
   RecordProperty("build_ms", std::to_string(ms));
   EXPECT_EQ(g.hops(0, 1023), 2);
   EXPECT_EQ(g.diameter(), 2);

@@ -39,10 +39,10 @@ TEST(HostConfig, Frank2HasTheReportsTopology) {
 TEST(HostConfig, TreeGivesTheThreePathClasses) {
   const auto c = frank2();
   pcie::PcieEngine e(fabric::host_tree(c.host, {0, 1, 2, 4}), c.host.engine, 1);
-  EXPECT_EQ(e.path_names(0, 1).size(), 3u);   // gpu0, partition, gpu1
-  EXPECT_EQ(e.path_names(0, 2).size(), 7u);   // ... two host bridges of one quadrant
-  EXPECT_EQ(e.path_names(0, 3).size(), 9u);   // ... through the data fabric
-  EXPECT_EQ(e.quadrant_of_rank(4), -1);       // host memory
+  EXPECT_EQ(e.path_names(0, 1).size(), 3u);  // gpu0, partition, gpu1
+  EXPECT_EQ(e.path_names(0, 2).size(), 7u);  // ... two host bridges of one quadrant
+  EXPECT_EQ(e.path_names(0, 3).size(), 9u);  // ... through the data fabric
+  EXPECT_EQ(e.quadrant_of_rank(4), -1);      // host memory
   // A group on all four quadrants has a degraded target 4 x 175 / 2300 of the time.
   EXPECT_NEAR(e.calendar().degraded_fraction({0, 1, 2, 3}), 4 * 175.0 / 2300.0, 1e-9);
 }

@@ -52,8 +52,10 @@ class TempDir {
 std::string fabric_error_of(const std::string& path, const std::vector<std::string>& sets, bool link_pair) {
   try {
     const auto doc = config::load_with_overrides(path, sets);
-    if (link_pair) config::parse_link_experiment(config::root_section(doc));
-    else fabric::parse_fabric(config::root_section(doc));
+    if (link_pair)
+      config::parse_link_experiment(config::root_section(doc));
+    else
+      fabric::parse_fabric(config::root_section(doc));
   } catch (const config::ConfigError& e) {
     return e.what();
   }
@@ -187,7 +189,7 @@ TEST(ExactReduction, SumsAreExactInAnyOrderAt2048And65536Ranks) {
       s.bytes = 4ull * N * 3;  // three elements per rank's chunk
       for (int r : {0, 1, N - 1})
         for (const std::uint64_t i : std::vector<std::uint64_t>{0, 1, 2, 250, 251, s.bytes / 4 - 1}) {
-          if (op == sw::Op::reduce_scatter && i >= 3) continue;  // a ReduceScatter output is one chunk
+          if (op == sw::Op::reduce_scatter && i >= 3) continue;               // a ReduceScatter output is one chunk
           const std::uint64_t idx = op == sw::Op::allreduce ? i : r * 3 + i;  // input element reduced into out[i]
           float up = 0, down = 0, pairs = 0;
           double exact = 0;

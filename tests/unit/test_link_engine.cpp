@@ -44,9 +44,9 @@ using Status = LinkEngine::Status;
 using TxQueue = LinkSemantics::TxQueue;
 
 constexpr std::size_t kLight = 1, kStrong = 2;
-constexpr ps_t kFwd = 45600;    // STRONG send -> delivery
-constexpr ps_t kWire = 13600;   // STRONG wire time
-constexpr ps_t kAckLat = 82800; // delivery -> ACK arrival at the transmitter
+constexpr ps_t kFwd = 45600;     // STRONG send -> delivery
+constexpr ps_t kWire = 13600;    // STRONG wire time
+constexpr ps_t kAckLat = 82800;  // delivery -> ACK arrival at the transmitter
 
 // Scenarios are written for the recall semantics unless a test says otherwise
 // (the shipped default is fifo; tests that cover fifo set it).
@@ -68,7 +68,7 @@ struct Harness {
   std::unique_ptr<LinkEngine> eng;
   std::vector<TxRecord> recs;
   std::map<std::pair<std::uint64_t, std::uint32_t>, int> script;  // (seq, attempt) -> magnitude
-  std::map<std::uint64_t, int> every_attempt;                        // seq -> magnitude for any attempt
+  std::map<std::uint64_t, int> every_attempt;                     // seq -> magnitude for any attempt
 
   explicit Harness(const LinkConfig& c, std::uint64_t seed = 1) : eng(make_engine(c, seed)) {
     eng->set_tx_observer([this](const TxRecord& r) { recs.push_back(r); });
@@ -150,8 +150,8 @@ TEST(LinkEngine, SparseStreamExactLatencyAndAckRelease) {
   EXPECT_EQ(s.transmissions, n);
   EXPECT_EQ(s.retransmissions, 0u);
   EXPECT_EQ(s.profile_transmissions, (std::vector<std::uint64_t>{0, 0, n}));
-  EXPECT_EQ(s.fec_bytes, n * 40);            // 640 x 0.0625 = 40 parity bytes per flit
-  EXPECT_EQ(s.control_flits, n);             // one ACK per payload flit
+  EXPECT_EQ(s.fec_bytes, n * 40);  // 640 x 0.0625 = 40 parity bytes per flit
+  EXPECT_EQ(s.control_flits, n);   // one ACK per payload flit
   EXPECT_EQ(s.control_bytes, n * 640);
   EXPECT_EQ(s.max_occupancy, 1u);
   EXPECT_EQ(s.first_arrival_ps, 0u);
@@ -693,13 +693,35 @@ RunResult run_default_channel(LinkConfig c, std::uint64_t seed, std::uint64_t n)
 
 void expect_same_stats(const LinkStats& a, const LinkStats& b) {
 #define SAME(f) EXPECT_EQ(a.f, b.f) << #f
-  SAME(offered); SAME(admitted); SAME(delivered); SAME(transmissions); SAME(first_transmissions);
-  SAME(retransmissions); SAME(replay_scheduled); SAME(stale_copies); SAME(fec_bytes); SAME(control_flits);
-  SAME(control_bytes); SAME(acks_coalesced); SAME(first_attempt_errors); SAME(raw_errors); SAME(residual_errors);
-  SAME(duplicates_dropped); SAME(out_of_order_dropped); SAME(requests_generated); SAME(request_copies_received);
-  SAME(requests_served); SAME(requests_ignored); SAME(terminal_failures); SAME(profile_switches);
-  SAME(profile_transmissions); SAME(admission_stall_window_ps); SAME(admission_stall_replay_ps);
-  SAME(max_occupancy); SAME(first_arrival_ps); SAME(last_delivery_ps);
+  SAME(offered);
+  SAME(admitted);
+  SAME(delivered);
+  SAME(transmissions);
+  SAME(first_transmissions);
+  SAME(retransmissions);
+  SAME(replay_scheduled);
+  SAME(stale_copies);
+  SAME(fec_bytes);
+  SAME(control_flits);
+  SAME(control_bytes);
+  SAME(acks_coalesced);
+  SAME(first_attempt_errors);
+  SAME(raw_errors);
+  SAME(residual_errors);
+  SAME(duplicates_dropped);
+  SAME(out_of_order_dropped);
+  SAME(requests_generated);
+  SAME(request_copies_received);
+  SAME(requests_served);
+  SAME(requests_ignored);
+  SAME(terminal_failures);
+  SAME(profile_switches);
+  SAME(profile_transmissions);
+  SAME(admission_stall_window_ps);
+  SAME(admission_stall_replay_ps);
+  SAME(max_occupancy);
+  SAME(first_arrival_ps);
+  SAME(last_delivery_ps);
 #undef SAME
 }
 

@@ -60,11 +60,11 @@ namespace {
 std::vector<PcieNode> tree() {
   const double b = 1.0;
   const ps_t l = 100'000;
-  return {{"df", K::data_fabric, -1, -1, -1, 0, 0, 0, 0},   {"q0", K::quadrant, 0, -1, 0, b, b, l, l},
-          {"q1", K::quadrant, 0, -1, 1, b, b, l, l},        {"hb0", K::host_bridge, 1, -1, 0, b, b, l, l},
-          {"hb1", K::host_bridge, 2, -1, 1, b, b, l, l},    {"p0", K::partition, 3, -1, 0, b, b, l, l},
-          {"p1", K::partition, 4, -1, 1, b, b, l, l},       {"gpu0", K::endpoint, 5, 0, 0, b, b, l, 0},
-          {"gpu1", K::endpoint, 5, 1, 0, b, b, l, 0},       {"gpu2", K::endpoint, 6, 2, 1, b, b, l, 0},
+  return {{"df", K::data_fabric, -1, -1, -1, 0, 0, 0, 0}, {"q0", K::quadrant, 0, -1, 0, b, b, l, l},
+          {"q1", K::quadrant, 0, -1, 1, b, b, l, l},      {"hb0", K::host_bridge, 1, -1, 0, b, b, l, l},
+          {"hb1", K::host_bridge, 2, -1, 1, b, b, l, l},  {"p0", K::partition, 3, -1, 0, b, b, l, l},
+          {"p1", K::partition, 4, -1, 1, b, b, l, l},     {"gpu0", K::endpoint, 5, 0, 0, b, b, l, 0},
+          {"gpu1", K::endpoint, 5, 1, 0, b, b, l, 0},     {"gpu2", K::endpoint, 6, 2, 1, b, b, l, 0},
           {"mem", K::endpoint, 0, 3, -1, b, b, l, l}};
 }
 PcieEngineParams params() {
@@ -118,7 +118,7 @@ TEST(PcieEngine, DiagnosisDumpsHeldBurstsAndSendingEndpoints) {
   std::vector<fabric_core::Completion> out;
   e.post(0, 2, 65536, 0, 1, TransferKind::write);  // to quadrant 1
   e.post(0, 3, 65536, 0, 2, TransferKind::write);  // to host memory: alternating destinations
-  e.run(600'000, out);  // stop while bursts wait for drains
+  e.run(600'000, out);                             // stop while bursts wait for drains
   const std::string d = e.diagnosis();
   EXPECT_NE(d.find("2 PCIe transfer(s) open"), std::string::npos) << d;
   // gpu0's link is free long before the drains: all 32 bursts left it, 31 wait at hb0

@@ -26,7 +26,8 @@ std::vector<PcieNode> tiny(int quadrants = 2) {
   const int p0 = 1 + 2 * quadrants;
   n.push_back({"gpu0", K::endpoint, p0, 0, 0, b, b, l, 0});
   n.push_back({"gpu1", K::endpoint, p0, 1, 0, b, b, l, 0});
-  for (int q = 1; q < quadrants; ++q) n.push_back({"gpu" + std::to_string(q + 1), K::endpoint, p0 + q, q + 1, q, b, b, l, 0});
+  for (int q = 1; q < quadrants; ++q)
+    n.push_back({"gpu" + std::to_string(q + 1), K::endpoint, p0 + q, q + 1, q, b, b, l, 0});
   n.push_back({"mem", K::endpoint, 0, quadrants + 1, -1, b, b, l, l});
   return n;
 }
@@ -39,7 +40,7 @@ pcie::PcieEngineParams params() {
   p.calendar.window_ps = 100'000'000;    // 100 us
   p.calendar.stagger_ps = 200'000'000;
   p.calendar.order = {0, 1, 2, 3};
-  p.read_stall.base_ps = 50'000'000;     // 50 us
+  p.read_stall.base_ps = 50'000'000;  // 50 us
   p.read_stall.per_byte_ps = 0;
   p.read_stall.jitter = 0;
   p.ordering.ack_latency_ps = 500'000;

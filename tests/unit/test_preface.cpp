@@ -363,9 +363,9 @@ TEST(PostDecodePolicy, HysteresisHoldsMiddleLevel) {
       {true, 0.7578125, kStrong},   // 0.2578125 + 0.5 -> up
       {true, 0.87890625, kStrong},  // top
       {false, 0.439453125, kStrong},
-      {false, 0.2197265625, kStrong},  // between: hold at STRONG
-      {false, 0.10986328125, kStrong}, // between: hold
-      {false, 0.054931640625, kLight}, // < 0.1 -> down one
+      {false, 0.2197265625, kStrong},    // between: hold at STRONG
+      {false, 0.10986328125, kStrong},   // between: hold
+      {false, 0.054931640625, kLight},   // < 0.1 -> down one
       {true, 0.5274658203125, kStrong},  // up one
   };
   int i = 0;

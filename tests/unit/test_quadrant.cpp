@@ -48,8 +48,8 @@ TEST(IoQuadrant, StallsOnlyCrossQuadrantCompletionsInsideItsWindow) {
   IoQuadrant q0("quadrant0", IoQuadrantParams{0, fixed_stall()}, cal, 1);
   // In window [0, 100 us): from quadrant 0 to a requester in quadrant 2: 50 us + 10 ps x 1000 B.
   EXPECT_EQ(q0.completion_stall(2, 10'000'000, 1000, 0), 50'000'000u + 10'000u);
-  EXPECT_EQ(q0.completion_stall(0, 10'000'000, 1000, 1), 0u);   // requester in the same quadrant
-  EXPECT_EQ(q0.completion_stall(2, 500'000'000, 1000, 2), 0u);  // outside the window
+  EXPECT_EQ(q0.completion_stall(0, 10'000'000, 1000, 1), 0u);            // requester in the same quadrant
+  EXPECT_EQ(q0.completion_stall(2, 500'000'000, 1000, 2), 0u);           // outside the window
   EXPECT_EQ(q0.completion_stall(-1, 20'000'000, 1000, 3), 50'010'000u);  // host memory reads from the GPU too
   EXPECT_EQ(q0.stats().reads, 4u);
   EXPECT_EQ(q0.stats().stalled_reads, 2u);
@@ -61,7 +61,7 @@ TEST(IoQuadrant, StallsOnlyCrossQuadrantCompletionsInsideItsWindow) {
 TEST(IoQuadrant, AStallNeverOutlastsTheWindowByMoreThanTheCap) {
   const StallCalendar cal(calendar());
   auto r = fixed_stall();
-  r.base_ps = 500'000'000;        // 500 us, far past the window
+  r.base_ps = 500'000'000;           // 500 us, far past the window
   r.max_past_window_ps = 5'000'000;  // 5 us
   IoQuadrant q0("quadrant0", IoQuadrantParams{0, r}, cal, 1);
   EXPECT_EQ(q0.completion_stall(1, 90'000'000, 64, 0), 100'000'000u + 5'000'000u - 90'000'000u);

@@ -315,9 +315,9 @@ TEST(ControlSerializer, CoalescingNeverMergesIntoStartedAckOrRequest) {
   EXPECT_EQ(c.in_flight(), 3u);
   // Behind a queued request copy an ACK is never merged into the request.
   ControlSerializer r(kBase, kSer, kProp, true);
-  r.send_ack(0, 1);            // 50000..62800
+  r.send_ack(0, 1);              // 50000..62800
   r.send_request(100, 1, 1, 1);  // ready 50100, waits: 62800..75600
-  r.send_ack(200, 3);          // back() is a request: queued, 75600..88400
+  r.send_ack(200, 3);            // back() is a request: queued, 75600..88400
   EXPECT_EQ(r.acks_coalesced(), 0u);
   EXPECT_EQ(r.in_flight(), 3u);
   r.pop();

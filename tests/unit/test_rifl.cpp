@@ -150,10 +150,21 @@ TEST(RiflDerive, RtlBufferFormulaAndBadInput) {
   bad([](RiflConfig& x) { x.frame_bits = 200; });
   bad([](RiflConfig& x) { x.lanes = 0; });
   bad([](RiflConfig& x) { x.ber_ab = 0.6; });
-  bad([](RiflConfig& x) { x.fc_on = 100; x.fc_off = 100; });
-  bad([](RiflConfig& x) { x.retransmit_buffer = 64; x.fc_buffer = 300; x.fc_on = 100; x.fc_off = 10; });
+  bad([](RiflConfig& x) {
+    x.fc_on = 100;
+    x.fc_off = 100;
+  });
+  bad([](RiflConfig& x) {
+    x.retransmit_buffer = 64;
+    x.fc_buffer = 300;
+    x.fc_on = 100;
+    x.fc_off = 10;
+  });
   bad([](RiflConfig& x) { x.retransmit_buffer = 32; });
-  bad([](RiflConfig& x) { x.retransmit_buffer = 57; x.lane_skew_ns = {0, 0, 0, 1}; });
+  bad([](RiflConfig& x) {
+    x.retransmit_buffer = 57;
+    x.lane_skew_ns = {0, 0, 0, 1};
+  });
 }
 
 TEST(RiflLink, ErrorFreeDeliversEverythingAtLineRate) {
@@ -205,8 +216,9 @@ TEST(RiflAnalytic, RecoveryCostMatchesAScriptedError) {
     std::vector<std::uint64_t> at{5000, 20000};
     at.resize(errors);
     r.set_script({[at](std::uint32_t, int dir, std::uint64_t slot, FrameKind) {
-                    return dir == 0 && std::find(at.begin(), at.end(), slot) != at.end() ? std::vector<std::uint16_t>{100}
-                                                                                         : std::vector<std::uint16_t>{};
+                    return dir == 0 && std::find(at.begin(), at.end(), slot) != at.end()
+                               ? std::vector<std::uint16_t>{100}
+                               : std::vector<std::uint16_t>{};
                   },
                   at});
     EXPECT_EQ(r.run(), RiflLink::Status::done);
@@ -281,7 +293,7 @@ TEST(RiflLink, BondingRestoresOrderUnderSkew) {
   EXPECT_GT(r.stats(0).recoveries, 0u);
   EXPECT_EQ(r.latencies_slots().size(), r.stats(0).packets + r.stats(1).packets);
   c.retransmit_buffer = 0;
-  EXPECT_EQ(derive(c).buffer, 256u);    // the 80-ns lane's round trip: 32 + 386.8 ns x 112 Gb/s / 256 = 201
+  EXPECT_EQ(derive(c).buffer, 256u);  // the 80-ns lane's round trip: 32 + 386.8 ns x 112 Gb/s / 256 = 201
   for (auto l : r.latencies_slots()) ASSERT_GE(l, r.derived().delay_slots + 1);
   for (int d = 0; d < 2; ++d) EXPECT_EQ(r.stats(d).delivered_segments, r.stats(d).segments);
 }

@@ -127,8 +127,8 @@ TEST(ScheduleParse, YamlFormCarriesTheSameSteps) {
 }
 
 TEST(ScheduleParse, ShippedXmlAndYamlFormsAgree) {
-  for (const char* n : {"ring-allreduce-8", "allpairs-allreduce-8", "ring-allgather-8", "alltoall-8",
-                        "hierarchical-allreduce-4x4"}) {
+  for (const char* n :
+       {"ring-allreduce-8", "allpairs-allreduce-8", "ring-allgather-8", "alltoall-8", "hierarchical-allreduce-4x4"}) {
     const auto x = sw::load_schedule(kRoot + "/topologies/schedules/" + std::string(n) + ".xml");
     const auto y = sw::load_schedule(kRoot + "/topologies/schedules/" + std::string(n) + ".yaml");
     ASSERT_EQ(x.gpus.size(), y.gpus.size()) << n;
@@ -156,13 +156,15 @@ TEST(ScheduleValidate, BadInputNamesFileLineAndWhat) {
   // A <tb> never closed: pugixml stops at the mismatched </gpu> on line 9.
   EXPECT_EQ(error_of(replace(g, "    </tb>\n  </gpu>\n  <gpu id=\"1\"", "  </gpu>\n  <gpu id=\"1\"")),
             "t.xml:9: malformed XML: Start-end tags mismatch");
-  EXPECT_NE(error_of(replace(g, "type=\"rrc\"", "type=\"rrx\"")).find("t.xml:6: unknown step type 'rrx'"), std::string::npos);
+  EXPECT_NE(error_of(replace(g, "type=\"rrc\"", "type=\"rrx\"")).find("t.xml:6: unknown step type 'rrx'"),
+            std::string::npos);
   EXPECT_NE(error_of(replace(g, "srcbuf=\"o\"", "srcbuf=\"q\"")).find("t.xml:7: unknown buffer"), std::string::npos);
   EXPECT_NE(error_of(replace(g, "srcoff=\"1\" dstbuf", "srcoff=\"2\" dstbuf")).find("t.xml:5:"), std::string::npos);
   EXPECT_NE(error_of(replace(g, "coll=\"allreduce\"", "coll=\"allmagic\"")).find("t.xml:2: <algo> coll=\"allmagic\""),
             std::string::npos);
   EXPECT_NE(error_of(replace(g, "send=\"1\" recv=\"1\"", "send=\"0\" recv=\"1\"")).find("own rank"), std::string::npos);
-  EXPECT_NE(error_of(replace(g, "send=\"1\" recv=\"1\"", "send=\"5\" recv=\"1\"")).find("outside [0, 1]"), std::string::npos);
+  EXPECT_NE(error_of(replace(g, "send=\"1\" recv=\"1\"", "send=\"5\" recv=\"1\"")).find("outside [0, 1]"),
+            std::string::npos);
   EXPECT_NE(error_of(replace(g, "ngpus=\"2\"", "ngpus=\"3\"")).find("lists 2 GPUs"), std::string::npos);
   EXPECT_NE(error_of(replace(g, "depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n      <step s=\"2\"",
                              "depid=\"0\" deps=\"3\" hasdep=\"0\"/>\n      <step s=\"2\""))
@@ -173,7 +175,8 @@ TEST(ScheduleValidate, BadInputNamesFileLineAndWhat) {
                 .find("depid 4 names no threadblock"),
             std::string::npos);
   // A count mismatch names the receive's line and both counts.
-  EXPECT_NE(error_of(replace(g, "srcoff=\"0\" dstbuf=\"o\" dstoff=\"-1\" cnt=\"1\"", "srcoff=\"0\" dstbuf=\"o\" dstoff=\"-1\" cnt=\"2\""))
+  EXPECT_NE(error_of(replace(g, "srcoff=\"0\" dstbuf=\"o\" dstoff=\"-1\" cnt=\"1\"",
+                             "srcoff=\"0\" dstbuf=\"o\" dstoff=\"-1\" cnt=\"2\""))
                 .find("t.xml:16: message 1 from rank 0 to rank 1 on channel 0: the send (line 7) moves 2 chunks"),
             std::string::npos);
   // The second send of rank 0 has no receive once rank 1's last step is a local copy.
@@ -193,9 +196,11 @@ TEST(ScheduleValidate, RunChecksNgpusCollAndSizes) {
     return std::string();
   };
   EXPECT_EQ(err(2, nullptr, 65536), "");
-  EXPECT_NE(err(4, nullptr, 65536).find("a.xml:2: the schedule is for ngpus=2 ranks, the fabric has 4"), std::string::npos);
+  EXPECT_NE(err(4, nullptr, 65536).find("a.xml:2: the schedule is for ngpus=2 ranks, the fabric has 4"),
+            std::string::npos);
   const sw::Op ag = sw::Op::allgather, ar = sw::Op::allreduce;
-  EXPECT_NE(err(2, &ag, 65536).find("coll 'allreduce' disagrees with workload.collective 'allgather'"), std::string::npos);
+  EXPECT_NE(err(2, &ag, 65536).find("coll 'allreduce' disagrees with workload.collective 'allgather'"),
+            std::string::npos);
   EXPECT_EQ(err(2, &ar, 65536), "");
   EXPECT_NE(err(2, nullptr, 65536 + 4).find("not a positive multiple of 4 B x nchunksperloop"), std::string::npos);
   // An AllGather schedule's output must hold N x input.
@@ -206,12 +211,13 @@ TEST(ScheduleValidate, RunChecksNgpusCollAndSizes) {
 // ---- executor and step semantics ------------------------------------------------
 
 TEST(ScheduleExec, ShippedSchedulesAreExactUnderRandomDelivery) {
-  for (const char* n : {"ring-allreduce-8.xml", "ring-allreduce-8-c2.xml", "allpairs-allreduce-8.xml",
-                        "ring-allgather-8.xml", "allpairs-allgather-8.xml", "alltoall-8.xml",
-                        "hierarchical-allreduce-4x4.xml", "ring-allreduce-8.yaml", "alltoall-8.yaml",
-                        "ring-reducescatter-8.xml", "chain-broadcast-8.xml"}) {
+  for (const char* n :
+       {"ring-allreduce-8.xml", "ring-allreduce-8-c2.xml", "allpairs-allreduce-8.xml", "ring-allgather-8.xml",
+        "allpairs-allgather-8.xml", "alltoall-8.xml", "hierarchical-allreduce-4x4.xml", "ring-allreduce-8.yaml",
+        "alltoall-8.yaml", "ring-reducescatter-8.xml", "chain-broadcast-8.xml"}) {
     const sw::Schedule s = sw::load_schedule(kRoot + "/topologies/schedules/" + n);
-    for (std::uint32_t seed : {1u, 2u, 3u}) EXPECT_EQ(run_fake(s, 4096 * s.nchunksperloop, seed), "") << n << " seed " << seed;
+    for (std::uint32_t seed : {1u, 2u, 3u})
+      EXPECT_EQ(run_fake(s, 4096 * s.nchunksperloop, seed), "") << n << " seed " << seed;
   }
 }
 
@@ -240,14 +246,23 @@ TEST(ScheduleExec, LocalStepsAndCrossThreadblockDependencies) {
     const int p = 1 - r;
     xml += "<gpu id=\"" + std::to_string(r) + "\" i_chunks=\"2\" o_chunks=\"2\" s_chunks=\"1\">";
     xml += "<tb id=\"0\" send=\"" + std::to_string(p) + "\" recv=\"" + std::to_string(p) + "\" chan=\"0\">";
-    xml += "<step s=\"0\" type=\"s\" srcbuf=\"i\" srcoff=\"" + std::to_string(p) + "\" dstbuf=\"o\" dstoff=\"-1\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>";
-    xml += "<step s=\"1\" type=\"r\" srcbuf=\"i\" srcoff=\"-1\" dstbuf=\"s\" dstoff=\"0\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"1\"/>";
-    xml += "<step s=\"2\" type=\"s\" srcbuf=\"o\" srcoff=\"" + std::to_string(r) + "\" dstbuf=\"o\" dstoff=\"-1\" cnt=\"1\" depid=\"1\" deps=\"2\" hasdep=\"0\"/>";
-    xml += "<step s=\"3\" type=\"r\" srcbuf=\"i\" srcoff=\"-1\" dstbuf=\"o\" dstoff=\"" + std::to_string(p) + "\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>";
+    xml += "<step s=\"0\" type=\"s\" srcbuf=\"i\" srcoff=\"" + std::to_string(p) +
+           "\" dstbuf=\"o\" dstoff=\"-1\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>";
+    xml +=
+        "<step s=\"1\" type=\"r\" srcbuf=\"i\" srcoff=\"-1\" dstbuf=\"s\" dstoff=\"0\" cnt=\"1\" depid=\"-1\" "
+        "deps=\"-1\" hasdep=\"1\"/>";
+    xml += "<step s=\"2\" type=\"s\" srcbuf=\"o\" srcoff=\"" + std::to_string(r) +
+           "\" dstbuf=\"o\" dstoff=\"-1\" cnt=\"1\" depid=\"1\" deps=\"2\" hasdep=\"0\"/>";
+    xml += "<step s=\"3\" type=\"r\" srcbuf=\"i\" srcoff=\"-1\" dstbuf=\"o\" dstoff=\"" + std::to_string(p) +
+           "\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>";
     xml += "</tb><tb id=\"1\" send=\"-1\" recv=\"-1\" chan=\"0\">";
-    xml += "<step s=\"0\" type=\"nop\" srcbuf=\"i\" srcoff=\"-1\" dstbuf=\"o\" dstoff=\"-1\" cnt=\"0\" depid=\"0\" deps=\"1\" hasdep=\"0\"/>";
-    xml += "<step s=\"1\" type=\"cpy\" srcbuf=\"i\" srcoff=\"" + std::to_string(r) + "\" dstbuf=\"o\" dstoff=\"" + std::to_string(r) + "\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>";
-    xml += "<step s=\"2\" type=\"re\" srcbuf=\"s\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"" + std::to_string(r) + "\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"1\"/>";
+    xml +=
+        "<step s=\"0\" type=\"nop\" srcbuf=\"i\" srcoff=\"-1\" dstbuf=\"o\" dstoff=\"-1\" cnt=\"0\" depid=\"0\" "
+        "deps=\"1\" hasdep=\"0\"/>";
+    xml += "<step s=\"1\" type=\"cpy\" srcbuf=\"i\" srcoff=\"" + std::to_string(r) + "\" dstbuf=\"o\" dstoff=\"" +
+           std::to_string(r) + "\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>";
+    xml += "<step s=\"2\" type=\"re\" srcbuf=\"s\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"" + std::to_string(r) +
+           "\" cnt=\"1\" depid=\"-1\" deps=\"-1\" hasdep=\"1\"/>";
     xml += "</tb></gpu>";
   }
   xml += "</algo>";

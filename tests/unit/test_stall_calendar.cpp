@@ -23,14 +23,14 @@ TEST(StallCalendar, WindowsFollowThePhaseOrder) {
   EXPECT_TRUE(c.in_window(1, 300 * ms));
   EXPECT_TRUE(c.in_window(3, 1000 * ms));  // 900 + 100
   EXPECT_FALSE(c.in_window(3, 1075 * ms));
-  EXPECT_TRUE(c.in_window(0, 2300 * ms));           // next period
+  EXPECT_TRUE(c.in_window(0, 2300 * ms));             // next period
   EXPECT_TRUE(c.in_window(2, 2300 * ms + 774 * ms));  // 600 + 174 ms into period 2
-  EXPECT_FALSE(c.in_window(7, 0));  // not in the order: never degraded
+  EXPECT_FALSE(c.in_window(7, 0));                    // not in the order: never degraded
 }
 
 TEST(StallCalendar, WindowEndAndNextStart) {
   const StallCalendar c(StallCalendarParams{});
-  EXPECT_EQ(c.window_end(1, 350 * ms), 475 * ms);          // 300 + 175
+  EXPECT_EQ(c.window_end(1, 350 * ms), 475 * ms);  // 300 + 175
   EXPECT_EQ(c.next_window_start(2, 0), 600 * ms);
   EXPECT_EQ(c.next_window_start(2, 600 * ms), 600 * ms);
   EXPECT_EQ(c.next_window_start(2, 700 * ms), 2900 * ms);  // 600 + 2300

@@ -80,9 +80,7 @@ TEST(MeanCi, ConstantSampleHasZeroWidth) {
   EXPECT_DOUBLE_EQ(r.half_width, 0.0);
 }
 
-TEST(MeanCi, EmptyThrows) {
-  EXPECT_THROW(mean_ci({}), std::invalid_argument);
-}
+TEST(MeanCi, EmptyThrows) { EXPECT_THROW(mean_ci({}), std::invalid_argument); }
 
 TEST(MeanCi, BadLevelThrows) {
   EXPECT_THROW(mean_ci({1, 2}, 0.0), std::invalid_argument);
@@ -146,17 +144,11 @@ TEST(PairedDelta, ZeroBaselineGivesNaNRelative) {
   EXPECT_TRUE(std::isnan(r.rel_hi_pct));
 }
 
-TEST(PairedDelta, SizeMismatchThrows) {
-  EXPECT_THROW(paired_delta({1, 2, 3}, {1, 2}), std::invalid_argument);
-}
+TEST(PairedDelta, SizeMismatchThrows) { EXPECT_THROW(paired_delta({1, 2, 3}, {1, 2}), std::invalid_argument); }
 
-TEST(PairedDelta, EmptyThrows) {
-  EXPECT_THROW(paired_delta({}, {}), std::invalid_argument);
-}
+TEST(PairedDelta, EmptyThrows) { EXPECT_THROW(paired_delta({}, {}), std::invalid_argument); }
 
-TEST(PairedDelta, BadLevelThrows) {
-  EXPECT_THROW(paired_delta({1, 2}, {1, 2}, 1.5), std::invalid_argument);
-}
+TEST(PairedDelta, BadLevelThrows) { EXPECT_THROW(paired_delta({1, 2}, {1, 2}, 1.5), std::invalid_argument); }
 
 // ------------------------------------------------------------- percentile ---
 
@@ -214,8 +206,10 @@ TEST(Percentile, ErrorsThrow) {
 //   base bw  = {1,1,1},                  opt bw  = {2,2,2}
 std::vector<Sample> two_group_samples() {
   return {
-      {"base", 1, {{"lat_ns", 10}, {"bw", 1}}}, {"base", 2, {{"lat_ns", 12}, {"bw", 1}}},
-      {"base", 3, {{"lat_ns", 14}, {"bw", 1}}}, {"opt", 1, {{"lat_ns", 9}, {"bw", 2}}},
+      {"base", 1, {{"lat_ns", 10}, {"bw", 1}}},
+      {"base", 2, {{"lat_ns", 12}, {"bw", 1}}},
+      {"base", 3, {{"lat_ns", 14}, {"bw", 1}}},
+      {"opt", 1, {{"lat_ns", 9}, {"bw", 2}}},
       {"opt", 2, {{"lat_ns", 10}, {"bw", 2}, {"ignored", 99}}},
       {"opt", 3, {{"lat_ns", 11}, {"bw", 2}}},
   };
@@ -244,8 +238,7 @@ TEST(Summarize, ShapeAndKeyOrder) {
   for (auto it = g["metrics"].begin(); it != g["metrics"].end(); ++it) mnames.push_back(it.key());
   EXPECT_EQ(mnames, kMetrics);  // metric_names order; "ignored" is dropped
   std::vector<std::string> mkeys;
-  for (auto it = g["metrics"]["lat_ns"].begin(); it != g["metrics"]["lat_ns"].end(); ++it)
-    mkeys.push_back(it.key());
+  for (auto it = g["metrics"]["lat_ns"].begin(); it != g["metrics"]["lat_ns"].end(); ++it) mkeys.push_back(it.key());
   EXPECT_EQ(mkeys, (std::vector<std::string>{"mean", "sd", "ci95_lo", "ci95_hi", "half_width"}));
 
   ASSERT_TRUE(j["paired_deltas"].is_array());
@@ -255,10 +248,9 @@ TEST(Summarize, ShapeAndKeyOrder) {
   for (auto it = p.begin(); it != p.end(); ++it) pkeys.push_back(it.key());
   EXPECT_EQ(pkeys, (std::vector<std::string>{"a", "b", "n", "metrics"}));
   std::vector<std::string> dkeys;
-  for (auto it = p["metrics"]["lat_ns"].begin(); it != p["metrics"]["lat_ns"].end(); ++it)
-    dkeys.push_back(it.key());
-  EXPECT_EQ(dkeys, (std::vector<std::string>{"mean_delta", "ci95_lo", "ci95_hi", "rel_pct",
-                                             "rel_ci95_lo_pct", "rel_ci95_hi_pct"}));
+  for (auto it = p["metrics"]["lat_ns"].begin(); it != p["metrics"]["lat_ns"].end(); ++it) dkeys.push_back(it.key());
+  EXPECT_EQ(dkeys, (std::vector<std::string>{"mean_delta", "ci95_lo", "ci95_hi", "rel_pct", "rel_ci95_lo_pct",
+                                             "rel_ci95_hi_pct"}));
 }
 
 TEST(Summarize, GroupValues) {
@@ -337,8 +329,7 @@ TEST(Summarize, NonContiguousSeedsPairedCorrectly) {
   // A: seeds 7 -> 100, 3 -> 50; B: seeds 3 -> 40, 7 -> 95 (input order differs).
   // Sorted by seed: A = {50,100}, B = {40,95}; d = {10,5}: mean 7.5
   // mean(B) = 67.5: rel = 100*7.5/67.5 = 11.1111111 %
-  std::vector<Sample> s{{"A", 7, {{"m", 100}}}, {"A", 3, {{"m", 50}}},
-                        {"B", 3, {{"m", 40}}}, {"B", 7, {{"m", 95}}}};
+  std::vector<Sample> s{{"A", 7, {{"m", 100}}}, {"A", 3, {{"m", 50}}}, {"B", 3, {{"m", 40}}}, {"B", 7, {{"m", 95}}}};
   const auto j = summarize(s, {"m"}, {"A", "B"});
   const auto& d = j["paired_deltas"][0]["metrics"]["m"];
   EXPECT_NEAR(d["mean_delta"].get<double>(), 7.5, kTol);
@@ -353,8 +344,8 @@ TEST(Summarize, ThreeGroupsPairOrder) {
   const auto j = summarize(s, {"m"}, {"x", "y", "z"});
   const auto& pd = j["paired_deltas"];
   ASSERT_EQ(pd.size(), 6u);
-  const std::vector<std::pair<std::string, std::string>> want{
-      {"x", "y"}, {"x", "z"}, {"y", "x"}, {"y", "z"}, {"z", "x"}, {"z", "y"}};
+  const std::vector<std::pair<std::string, std::string>> want{{"x", "y"}, {"x", "z"}, {"y", "x"},
+                                                              {"y", "z"}, {"z", "x"}, {"z", "y"}};
   for (std::size_t i = 0; i < want.size(); ++i) {
     EXPECT_EQ(pd[i]["a"], want[i].first) << i;
     EXPECT_EQ(pd[i]["b"], want[i].second) << i;
@@ -373,8 +364,7 @@ TEST(Summarize, SingleGroupHasNoPairs) {
 
 TEST(Summarize, ZeroBaselineSerialisesNull) {
   // B values {-1,1}: mean(B) = 0 -> rel fields of (A,B) are null in JSON
-  std::vector<Sample> s{{"A", 1, {{"m", 0}}}, {"A", 2, {{"m", 2}}},
-                        {"B", 1, {{"m", -1}}}, {"B", 2, {{"m", 1}}}};
+  std::vector<Sample> s{{"A", 1, {{"m", 0}}}, {"A", 2, {{"m", 2}}}, {"B", 1, {{"m", -1}}}, {"B", 2, {{"m", 1}}}};
   const auto j = summarize(s, {"m"}, {"A", "B"});
   const auto& d = j["paired_deltas"][0]["metrics"]["m"];
   EXPECT_TRUE(d["rel_pct"].is_null());
@@ -388,8 +378,7 @@ TEST(Summarize, DumpIsExact) {
   // Byte-level check of the serialised form for a tiny case.
   // A: {1,3} (seeds 1,2): mean 2, sd sqrt(2); B: {1,1}: mean 1, sd 0
   // Check only the stable leading part (exact integers) and the key order.
-  std::vector<Sample> s{{"B", 1, {{"m", 1}}}, {"B", 2, {{"m", 1}}},
-                        {"A", 1, {{"m", 1}}}, {"A", 2, {{"m", 3}}}};
+  std::vector<Sample> s{{"B", 1, {{"m", 1}}}, {"B", 2, {{"m", 1}}}, {"A", 1, {{"m", 1}}}, {"A", 2, {{"m", 3}}}};
   const auto text = summarize(s, {"m"}, {"B", "A"}).dump();
   EXPECT_EQ(text.rfind("{\"groups\":{\"B\":{\"n\":2,\"metrics\":{\"m\":{\"mean\":1.0,\"sd\":0.0,"
                        "\"ci95_lo\":1.0,\"ci95_hi\":1.0,\"half_width\":0.0}}},\"A\":{\"n\":2,",

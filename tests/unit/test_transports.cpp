@@ -33,10 +33,20 @@ namespace sw = fabricsim::sw;
 // ---- transport table -----------------------------------------------------------
 
 TEST(TransportTable, NamesAreTheReportTableInOrder) {
-  const std::vector<std::string> want{"pull",        "bulk_pull",           "full",             "payload_rsag",
-                                      "bulk_push",   "full_phased",         "payload_rsag_phased",
-                                      "bulk_push_phased",                   "write_ring",       "nccl_ll",
-                                      "nccl_shm",    "nccl_simple_read",    "read_ring",        "write_all"};
+  const std::vector<std::string> want{"pull",
+                                      "bulk_pull",
+                                      "full",
+                                      "payload_rsag",
+                                      "bulk_push",
+                                      "full_phased",
+                                      "payload_rsag_phased",
+                                      "bulk_push_phased",
+                                      "write_ring",
+                                      "nccl_ll",
+                                      "nccl_shm",
+                                      "nccl_simple_read",
+                                      "read_ring",
+                                      "write_all"};
   EXPECT_EQ(sw::transport_names(), want);
 }
 

@@ -32,8 +32,7 @@ FabricEngine::FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink
       dir.from_port = d == 0 ? l.pa : l.pb;
       dir.to_port = d == 0 ? l.pb : l.pa;
       dir.eng = std::make_unique<link::LinkEngine>(
-          l.config, link::make_policy(l.config.policy_name, l.config.fec_menu, l.config.policy), seed,
-          2 * l.id + d);
+          l.config, link::make_policy(l.config.policy_name, l.config.fec_menu, l.config.policy), seed, 2 * l.id + d);
       dir.eng->set_record_times(false);
       dir.eng->set_lazy_quiet_events(true);
       dir.eng->enable_credits(l.config.rx_buffer_flits);
@@ -202,8 +201,8 @@ ps_t FabricEngine::run(ps_t limit, std::vector<Completion>& out) {
 
 DirectionStats FabricEngine::direction_stats(std::size_t d) const {
   const Direction& dir = dirs_[d];
-  return {nodes_[dir.from].name, nodes_[dir.to].name, dir.from_port, &dir.eng->stats(), dir.eng->replayed_flits(),
-          dir.max_queue, dir.max_input};
+  return {nodes_[dir.from].name,     nodes_[dir.to].name, dir.from_port, &dir.eng->stats(),
+          dir.eng->replayed_flits(), dir.max_queue,       dir.max_input};
 }
 
 std::string FabricEngine::diagnosis() const {

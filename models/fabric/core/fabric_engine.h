@@ -37,10 +37,10 @@ class Routing {
 
 /// Node as the engine sees it.
 struct EngineNode {
-  std::string name;          ///< module name, for diagnoses
+  std::string name;  ///< module name, for diagnoses
   bool accelerator = false;
-  int rank = -1;             ///< accelerators only
-  ps_t switch_latency_ps = 0;///< forwarding nodes: per-flit crossbar latency
+  int rank = -1;                         ///< accelerators only
+  ps_t switch_latency_ps = 0;            ///< forwarding nodes: per-flit crossbar latency
   std::uint32_t output_queue_flits = 0;  ///< forwarding nodes: output queue capacity (0 = unbounded)
 };
 
@@ -49,16 +49,16 @@ struct EngineLink {
   std::size_t a = 0, b = 0;
   std::uint32_t pa = 0, pb = 0;
   link::LinkConfig config;
-  std::uint64_t id = 0;      ///< channel stream keys 2*id (a->b) and 2*id+1 (b->a)
+  std::uint64_t id = 0;  ///< channel stream keys 2*id (a->b) and 2*id+1 (b->a)
 };
 
 /// Per link-direction statistics snapshot.
 struct DirectionStats {
-  std::string from, to;      ///< node names
+  std::string from, to;  ///< node names
   std::uint32_t from_port = 0;
   const link::LinkStats* stats = nullptr;
   std::uint64_t replayed_flits = 0;
-  std::uint64_t max_queue = 0;  ///< most flits waiting for admission at once (output queue)
+  std::uint64_t max_queue = 0;         ///< most flits waiting for admission at once (output queue)
   std::uint64_t max_input_buffer = 0;  ///< most flits held at the far node's input (blocked by a full output)
 };
 
@@ -109,7 +109,7 @@ class FabricEngine : public TimingCore {
     std::unique_ptr<link::LinkEngine> eng;
     std::size_t from, to;
     std::uint32_t from_port, to_port;
-    link::RingQueue<FlitTag> tags;  // tags of offered, undelivered flits, in seq order
+    link::RingQueue<FlitTag> tags;   // tags of offered, undelivered flits, in seq order
     link::RingQueue<FlitTag> input;  // delivered into a forwarding node, not yet through its crossbar
     std::uint64_t max_queue = 0;
     std::uint64_t max_input = 0;

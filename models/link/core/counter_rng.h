@@ -26,8 +26,8 @@ constexpr std::uint64_t key_attempt(std::uint64_t index_key, std::uint64_t attem
 }
 
 /// Hash of a 5-part key (seed, link id, index, attempt, stream tag) -> 64 bits.
-constexpr std::uint64_t key_hash(std::uint64_t seed, std::uint64_t link_id, std::uint64_t index,
-                                 std::uint64_t attempt, std::uint64_t stream) {
+constexpr std::uint64_t key_hash(std::uint64_t seed, std::uint64_t link_id, std::uint64_t index, std::uint64_t attempt,
+                                 std::uint64_t stream) {
   return key_attempt(key_index(key_stream(seed, link_id), index), attempt, stream);
 }
 

@@ -13,9 +13,9 @@ namespace fabricsim::link {
 /// STRONG (6.25 %, 12 ns, 15; KP4-like RS(544,514)) in the paper's menu.
 struct FecProfile {
   std::string name;
-  double overhead = 0.0;             ///< parity fraction o_k (0.0625 = 6.25 %)
-  std::uint64_t decode_delay_ps = 0; ///< ps after the last bit arrives
-  std::uint32_t correctable = 0;     ///< c_k, symbols corrected
+  double overhead = 0.0;              ///< parity fraction o_k (0.0625 = 6.25 %)
+  std::uint64_t decode_delay_ps = 0;  ///< ps after the last bit arrives
+  std::uint32_t correctable = 0;      ///< c_k, symbols corrected
 };
 
 /// Ordered menu, weakest first; policies name profiles by index. Index

@@ -37,8 +37,8 @@ LinkEngine::LinkEngine(const LinkConfig& cfg, std::unique_ptr<FecPolicy> policy,
       policy_(std::move(policy)),
       channel_(cfg.channel, seed, link_id),
       tx_(cfg.retry_limit),
-      ctrl_(cfg.control_base_delay_ps, wire_time_ps(cfg.control_flit_bytes, cfg.reverse_rate_bps),
-            cfg.propagation_ps, cfg.semantics.ack_coalescing) {
+      ctrl_(cfg.control_base_delay_ps, wire_time_ps(cfg.control_flit_bytes, cfg.reverse_rate_bps), cfg.propagation_ps,
+            cfg.semantics.ack_coalescing) {
   if (!policy_) throw std::invalid_argument("no policy");
   for (const auto& p : cfg_.fec_menu)
     prof_.push_back({wire_time_ps(cfg_.flit_bytes * (1.0 + p.overhead), cfg_.forward_rate_bps), p.decode_delay_ps,
@@ -79,8 +79,7 @@ ps_t LinkEngine::next_event_time() const {
   // A returning credit matters only to a transmitter that has run out of
   // credits with payload waiting; otherwise it is applied (in time order, by
   // process_next) before the next event without being reported.
-  if (!credit_returns_.empty() && credits_ == 0 && arrived_ > tx_.next_seq())
-    t = std::min(t, credit_returns_.front());
+  if (!credit_returns_.empty() && credits_ == 0 && arrived_ > tx_.next_seq()) t = std::min(t, credit_returns_.front());
   return t;
 }
 
@@ -314,9 +313,7 @@ void LinkEngine::transmit(std::uint64_t seq, bool replay, int bound_profile) {
     const int m = script_(seq, attempt);
     if (m >= 0) d.magnitude = static_cast<std::uint32_t>(m);
   }
-  if (observer_)
-    observer_({now_, seq, attempt, replay, prof, d.magnitude, tx_.occupancy(),
-               tx_decision_.window});
+  if (observer_) observer_({now_, seq, attempt, replay, prof, d.magnitude, tx_.occupancy(), tx_decision_.window});
 
   ser_busy_ = true;
   const ProfileTiming& pt = prof_[prof];
@@ -422,7 +419,7 @@ void LinkEngine::serve_request(std::uint64_t s) {
 
 std::uint64_t LinkEngine::replayed_flits() const {
   return cfg_.semantics.replayed_count == LinkSemantics::ReplayedCount::scheduled ? stats_.replay_scheduled
-                                                                                   : stats_.retransmissions;
+                                                                                  : stats_.retransmissions;
 }
 
 std::string LinkEngine::diagnosis() const {

@@ -69,15 +69,15 @@ struct LinkConfig {
   ps_t control_base_delay_ps = 50000;      ///< before reverse serialization
   std::uint32_t control_flit_bytes = 640;  ///< ACK / request flit size
   std::uint32_t request_copies = 3;
-  std::uint32_t retry_limit = 20;          ///< transmissions per flit
+  std::uint32_t retry_limit = 20;  ///< transmissions per flit
   /// Receive buffer at the far node, flits: the transmitter's credits (used by
   /// the fabric core; 0 = unlimited). Credits return after control_base_delay
   /// + propagation once the far node has consumed a flit.
   std::uint32_t rx_buffer_flits = 64;
   FecMenu fec_menu = default_fec_menu();
   GeParams channel;
-  std::string policy_name = "preface";     ///< fixed-strong | post-decode | predictive-fec | preface
-  PolicyParams policy;                     ///< lambda, W_H, W_R, filter model, post-decode
+  std::string policy_name = "preface";  ///< fixed-strong | post-decode | predictive-fec | preface
+  PolicyParams policy;                  ///< lambda, W_H, W_R, filter model, post-decode
   LinkSemantics semantics;
 };
 
@@ -85,9 +85,9 @@ struct LinkConfig {
 struct LinkStats {
   std::uint64_t offered = 0, admitted = 0, delivered = 0;
   std::uint64_t transmissions = 0, first_transmissions = 0, retransmissions = 0;
-  std::uint64_t replay_scheduled = 0;      ///< suffix entries scheduled by served requests
-  std::uint64_t stale_copies = 0;          ///< queued copies sent after their ACK
-  std::uint64_t fec_bytes = 0;             ///< parity bytes on the wire (flit_bytes x o_k per transmission)
+  std::uint64_t replay_scheduled = 0;  ///< suffix entries scheduled by served requests
+  std::uint64_t stale_copies = 0;      ///< queued copies sent after their ACK
+  std::uint64_t fec_bytes = 0;         ///< parity bytes on the wire (flit_bytes x o_k per transmission)
   std::uint64_t control_flits = 0, control_bytes = 0, acks_coalesced = 0;
   std::uint64_t first_attempt_errors = 0;  ///< first transmissions with >= 1 raw symbol error
   std::uint64_t raw_errors = 0, residual_errors = 0;
@@ -104,14 +104,14 @@ struct LinkStats {
 
 /// One forward transmission, as reported to a transmit observer.
 struct TxRecord {
-  ps_t start_ps;              ///< serialization start
-  std::uint64_t seq;          ///< payload sequence number
-  std::uint32_t attempt;      ///< 1 = first transmission; 0 = stale copy of a released entry
-  bool replay;                ///< sent by a replay
-  std::size_t profile;        ///< FEC profile index
-  std::uint32_t magnitude;    ///< raw symbol errors drawn (or scripted)
-  std::uint64_t occupancy;    ///< TxReplay entries at serialization start
-  std::uint32_t window;       ///< W_t in force at serialization start
+  ps_t start_ps;            ///< serialization start
+  std::uint64_t seq;        ///< payload sequence number
+  std::uint32_t attempt;    ///< 1 = first transmission; 0 = stale copy of a released entry
+  bool replay;              ///< sent by a replay
+  std::size_t profile;      ///< FEC profile index
+  std::uint32_t magnitude;  ///< raw symbol errors drawn (or scripted)
+  std::uint64_t occupancy;  ///< TxReplay entries at serialization start
+  std::uint32_t window;     ///< W_t in force at serialization start
 };
 
 /// Event-driven data-link machine of one link direction pair.
@@ -245,9 +245,9 @@ class LinkEngine {
   ControlSerializer ctrl_;
   // Per-profile constants the per-flit path reads, in one contiguous block.
   struct ProfileTiming {
-    ps_t wire_ps;              // flit x (1 + o_k) at the forward rate
+    ps_t wire_ps;  // flit x (1 + o_k) at the forward rate
     ps_t decode_ps;
-    std::uint64_t fec_bytes;   // parity bytes per flit
+    std::uint64_t fec_bytes;  // parity bytes per flit
     std::uint32_t correctable;
   };
   std::vector<ProfileTiming> prof_;
@@ -256,7 +256,7 @@ class LinkEngine {
   Status status_ = Status::running;
   std::string down_reason_;
   std::vector<ps_t> arrival_, delivery_;  // per seq, when record_times_
-  RingQueue<ps_t> pending_;                // offered, not yet arrived
+  RingQueue<ps_t> pending_;               // offered, not yet arrived
   ps_t last_offer_ = 0;
   bool record_times_ = true;
   bool lazy_quiet_ = false;

@@ -68,17 +68,17 @@ std::size_t select_profile(const GeParams& model, const FecMenu& menu, double la
 /// Parameters of the post-decode baseline (constants are the project's own;
 /// docs/models/link.md explains the calibration).
 struct PostDecodeParams {
-  double ewma_alpha = 0.25;    ///< weight of the newest decode outcome
-  double raise_above = 0.2;    ///< step one profile stronger when EWMA > this
-  double lower_below = 0.01;   ///< step one profile weaker when EWMA < this (hysteresis)
+  double ewma_alpha = 0.25;   ///< weight of the newest decode outcome
+  double raise_above = 0.2;   ///< step one profile stronger when EWMA > this
+  double lower_below = 0.01;  ///< step one profile weaker when EWMA < this (hysteresis)
 };
 
 /// Policy parameters shared by the factory.
 struct PolicyParams {
-  double lambda = 16.0;           ///< PREFACE residual weight (Table 3)
-  std::uint32_t window_high = 16; ///< W_H, flits
-  std::uint32_t window_reduced = 8; ///< W_R, flits
-  GeParams model;                 ///< channel model the filter assumes
+  double lambda = 16.0;              ///< PREFACE residual weight (Table 3)
+  std::uint32_t window_high = 16;    ///< W_H, flits
+  std::uint32_t window_reduced = 8;  ///< W_R, flits
+  GeParams model;                    ///< channel model the filter assumes
   PostDecodeParams post_decode;
 };
 
@@ -95,6 +95,7 @@ class FixedStrongPolicy : public FecPolicy {
   FixedStrongPolicy(const FecMenu& menu, std::uint32_t window_high);
   void observe(const Observation&) override {}
   Decision decision() const override { return d_; }
+
  private:
   Decision d_;
 };
@@ -106,6 +107,7 @@ class PostDecodePolicy : public FecPolicy {
   void observe(const Observation& obs) override;
   Decision decision() const override { return {level_, window_}; }
   double ewma() const { return ewma_; }
+
  private:
   std::size_t max_level_;
   std::uint32_t window_;
@@ -123,6 +125,7 @@ class PrefacePolicy : public FecPolicy {
   void observe(const Observation& obs) override;
   Decision decision() const override { return d_; }
   const PrefaceFilter& filter() const { return filter_; }
+
  private:
   void decide();
   // cost_k(q) = o_k + lambda ((1-q) g_k + q b_k), g_k and b_k from Eq. 5, in one block.

@@ -47,9 +47,7 @@ class TxReplay {
   }
 
   /// Attempts made so far for a retained entry (0 if not retained).
-  std::uint32_t attempts(std::uint64_t seq) const {
-    return retained(seq) ? ring_[seq & mask_] : 0;
-  }
+  std::uint32_t attempts(std::uint64_t seq) const { return retained(seq) ? ring_[seq & mask_] : 0; }
   bool retained(std::uint64_t seq) const { return seq >= oldest_ && seq < next_; }
   std::uint64_t oldest() const { return oldest_; }
   std::uint64_t next_seq() const { return next_; }

@@ -62,8 +62,10 @@ void HostBridge::release(int local, ps_t t) {
     const std::uint64_t pieces = (h.bytes + w.interleave_bytes - 1) / w.interleave_bytes;
     std::uint64_t switches = 0;
     for (std::uint64_t i = 1; i < pieces; ++i)
-      if (link::to_unit(link::key_hash(seed_, 0x0f0e0000ull + static_cast<std::uint64_t>(O.ep), O.switches_drawn++, 0,
-                                       0x71)) * k < k - 1)
+      if (link::to_unit(
+              link::key_hash(seed_, 0x0f0e0000ull + static_cast<std::uint64_t>(O.ep), O.switches_drawn++, 0, 0x71)) *
+              k <
+          k - 1)
         ++switches;
     hold = switches * (w.ack_latency_ps + P.order_to_accept_ps);
     stats_.interleaved_switches += switches;
@@ -93,8 +95,8 @@ void HostBridge::dump_state(std::ostream& os) const {
   for (const auto& O : points_) {
     os << "    ordering point of " << O.source << ": " << O.queue.size() << " write burst(s) held";
     if (!O.queue.empty())
-      os << " (head toward destination " << O.queue.front().dest_key << ", arrived at "
-         << O.queue.front().head / 1000.0 << "ns)";
+      os << " (head toward destination " << O.queue.front().dest_key << ", arrived at " << O.queue.front().head / 1000.0
+         << "ns)";
     os << ", last destination " << O.last_dest << ", acks outstanding until " << O.max_ack / 1000.0 << "ns";
     if (O.scheduled != link::kNever) os << ", release scheduled at " << O.scheduled / 1000.0 << "ns";
     os << "\n";

@@ -18,8 +18,9 @@ namespace fabricsim::pcie {
 
 /// Mechanism B parameters (host-bridge.md §3, §8).
 struct WriteOrderingParams {
-  bool enabled = true;        ///< false: the fabric does not order posted writes across destinations
-  ps_t ack_latency_ps = 0;    ///< from a write burst's acceptance at its destination host bridge to the ack at the source's, ps
+  bool enabled = true;  ///< false: the fabric does not order posted writes across destinations
+  ps_t ack_latency_ps =
+      0;  ///< from a write burst's acceptance at its destination host bridge to the ack at the source's, ps
   /// The GPU interleaves its stores to concurrent destinations in pieces of
   /// this size, bytes (0: whole bursts). Inside a burst released while k >= 2
   /// fabric destinations are active at the ordering point (the fan-out
@@ -34,8 +35,8 @@ struct WriteOrderingParams {
 struct HeldBurst {
   std::uint32_t transfer = 0;
   std::uint64_t bytes = 0;
-  ps_t head = 0, tail = 0;         ///< arrival of its head and tail at the ordering point, ps
-  int dest_key = -1;               ///< fabric destination (PcieRoute::dest_key)
+  ps_t head = 0, tail = 0;  ///< arrival of its head and tail at the ordering point, ps
+  int dest_key = -1;        ///< fabric destination (PcieRoute::dest_key)
   const PcieRoute* route = nullptr;
 };
 
@@ -77,8 +78,8 @@ class FanoutDetector {
 
 /// Host bridge parameters.
 struct HostBridgeParams {
-  int quadrant = -1;              ///< IO-die quadrant of the bridge (for reports)
-  WriteOrderingParams ordering;   ///< mechanism B at this bridge's ordering points
+  int quadrant = -1;             ///< IO-die quadrant of the bridge (for reports)
+  WriteOrderingParams ordering;  ///< mechanism B at this bridge's ordering points
 };
 
 /// Statistics of a host bridge (sums over its ordering points).
@@ -136,9 +137,7 @@ class HostBridge : public common::StatsSource {
   std::size_t held(int local) const { return points_[local].queue.size(); }
   std::size_t held() const;
   /// Distinct fabric destinations active at ordering point `local` at t.
-  int active_destinations(int local, ps_t t) const {
-    return points_[local].fanout.active(points_[local].queue, t);
-  }
+  int active_destinations(int local, ps_t t) const { return points_[local].fanout.active(points_[local].queue, t); }
   /// Statistics: ordered_bursts, drains, interleaved_switches, drain_wait_ps, then ports.
   void visit_stats(const common::StatVisitor& v) const override;
   /// Ordering points (held bursts, last destination, outstanding ack) and ports.

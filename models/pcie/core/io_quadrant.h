@@ -16,8 +16,8 @@ namespace fabricsim::pcie {
 
 /// IO-die quadrant parameters.
 struct IoQuadrantParams {
-  int quadrant = 0;           ///< quadrant id: its place in the stall calendar's order
-  ReadStallParams read_stall; ///< how an in-window cross-quadrant read is slowed
+  int quadrant = 0;            ///< quadrant id: its place in the stall calendar's order
+  ReadStallParams read_stall;  ///< how an in-window cross-quadrant read is slowed
 };
 
 /// Statistics of a quadrant as a read target.
@@ -72,9 +72,9 @@ class IoQuadrant : public common::StatsSource {
   }
   /// Window state at t (ps) and ports.
   void dump_state(std::ostream& os, ps_t t) const {
-    os << "  quadrant " << name_ << " (id " << p_.quadrant << "): "
-       << (degraded(t) ? "inside a degraded window" : "clean") << " at " << t / 1000.0 << "ns, " << stats_.stalled_reads
-       << " of " << stats_.reads << " read(s) stalled\n";
+    os << "  quadrant " << name_ << " (id " << p_.quadrant
+       << "): " << (degraded(t) ? "inside a degraded window" : "clean") << " at " << t / 1000.0 << "ns, "
+       << stats_.stalled_reads << " of " << stats_.reads << " read(s) stalled\n";
     ports_.dump_state(os, "    ");
   }
 

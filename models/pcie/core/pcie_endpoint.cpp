@@ -12,8 +12,15 @@ namespace fabricsim::pcie {
 PcieEndpoint::PcieEndpoint(std::string name, int index, const PcieEndpointParams& p, std::uint64_t seed,
                            PcieEventQueue& q, PcieTransferTable& transfers, PcieRouter& router, HostBridge* bridge,
                            IoQuadrant* quadrant)
-    : name_(std::move(name)), index_(index), p_(p), seed_(seed), q_(q), transfers_(transfers), router_(router),
-      bridge_(bridge), quadrant_(quadrant) {
+    : name_(std::move(name)),
+      index_(index),
+      p_(p),
+      seed_(seed),
+      q_(q),
+      transfers_(transfers),
+      router_(router),
+      bridge_(bridge),
+      quadrant_(quadrant) {
   if (bridge_) ordering_point_ = bridge_->add_source(index_, name_);
 }
 
@@ -40,8 +47,10 @@ void PcieEndpoint::inject(ps_t t) {
   ps_t next_release = link::kNever;
   std::size_t eligible = 0;
   for (auto id : active_) {
-    if (transfers_[id].release <= t) ++eligible;
-    else next_release = std::min(next_release, transfers_[id].release);
+    if (transfers_[id].release <= t)
+      ++eligible;
+    else
+      next_release = std::min(next_release, transfers_[id].release);
   }
   if (eligible == 0) {
     if (next_release != link::kNever) schedule_inject(next_release);

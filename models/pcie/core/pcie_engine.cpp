@@ -26,8 +26,8 @@ PcieEngine::PcieEngine(std::vector<PcieNode> nodes, const PcieEngineParams& p, s
         ports[i] = &fabric_->ports();
         break;
       case K::quadrant:
-        quadrants_.push_back(std::make_unique<IoQuadrant>(nd.name, IoQuadrantParams{nd.quadrant, p_.read_stall},
-                                                          *calendar_, seed));
+        quadrants_.push_back(
+            std::make_unique<IoQuadrant>(nd.name, IoQuadrantParams{nd.quadrant, p_.read_stall}, *calendar_, seed));
         ports[i] = &quadrants_.back()->ports();
         quadrant_of[i] = quadrants_.back().get();
         break;
@@ -41,8 +41,7 @@ PcieEngine::PcieEngine(std::vector<PcieNode> nodes, const PcieEngineParams& p, s
         partitions_.push_back(std::make_unique<PcieSwitchPartition>(nd.name, SwitchPartitionParams{nd.quadrant}));
         ports[i] = &partitions_.back()->ports();
         break;
-      case K::endpoint:
-        break;
+      case K::endpoint: break;
     }
   }
   if (!fabric_) throw std::invalid_argument("PcieEngine: the host tree's root must be the data fabric");
@@ -122,9 +121,7 @@ ps_t PcieEngine::run(ps_t limit, std::vector<Completion>& out) {
     queue_.pop(t, e, id);
     if (horizon_ < t) horizon_ = t;
     switch (e) {
-      case PcieEvent::inject:
-        eps_[id]->on_inject(t);
-        break;
+      case PcieEvent::inject: eps_[id]->on_inject(t); break;
       case PcieEvent::release: {
         const PcieEndpoint& E = *eps_[id];
         E.bridge()->on_release(E.ordering_point(), t);

@@ -36,9 +36,10 @@ using fabric_core::Completion;
 
 /// Engine parameters (handed to the components it builds).
 struct PcieEngineParams {
-  std::uint64_t burst_bytes = 8192;   ///< transfers move in bursts of this many payload bytes (interleave granule)
-  std::uint64_t request_bytes = 24;   ///< wire bytes of a read request (one header), charged at each link's rate
-  bool random_interleave = true;      ///< an endpoint picks its next burst among active transfers at random (else round robin)
+  std::uint64_t burst_bytes = 8192;  ///< transfers move in bursts of this many payload bytes (interleave granule)
+  std::uint64_t request_bytes = 24;  ///< wire bytes of a read request (one header), charged at each link's rate
+  bool random_interleave =
+      true;  ///< an endpoint picks its next burst among active transfers at random (else round robin)
   StallCalendarParams calendar;
   ReadStallParams read_stall;
   WriteOrderingParams ordering;
@@ -46,14 +47,14 @@ struct PcieEngineParams {
 
 /// Counters of one engine, assembled from its components' statistics.
 struct PcieStats {
-  std::uint64_t bursts = 0;            ///< data bursts injected (endpoints)
-  std::uint64_t reads = 0;             ///< read completions posted (endpoints)
-  std::uint64_t stalled_reads = 0;     ///< of which delayed by a stall window (quadrants)
-  ps_t read_stall_ps = 0;              ///< total delay of stalled reads (quadrants)
-  std::uint64_t ordered_bursts = 0;    ///< write bursts through an ordering point (host bridges)
-  std::uint64_t drains = 0;            ///< of which waited for a drain (destination switch between bursts)
+  std::uint64_t bursts = 0;                ///< data bursts injected (endpoints)
+  std::uint64_t reads = 0;                 ///< read completions posted (endpoints)
+  std::uint64_t stalled_reads = 0;         ///< of which delayed by a stall window (quadrants)
+  ps_t read_stall_ps = 0;                  ///< total delay of stalled reads (quadrants)
+  std::uint64_t ordered_bursts = 0;        ///< write bursts through an ordering point (host bridges)
+  std::uint64_t drains = 0;                ///< of which waited for a drain (destination switch between bursts)
   std::uint64_t interleaved_switches = 0;  ///< destination switches inside bursts (fan-out detector)
-  ps_t drain_wait_ps = 0;              ///< total time bursts waited at ordering points
+  ps_t drain_wait_ps = 0;                  ///< total time bursts waited at ordering points
 };
 
 /// PCIe host timing core.

@@ -11,8 +11,8 @@
 
 namespace fabricsim::pcie {
 
-using link::ps_t;
 using fabric_core::TransferKind;
+using link::ps_t;
 
 /// Events of the PCIe host. The id is an endpoint index (inject: the
 /// endpoint may send its next burst; release: the endpoint's ordering point
@@ -47,13 +47,13 @@ class PcieEventQueue {
 /// A transfer in flight: a posted write, a read request or a read completion.
 struct PcieTransfer {
   std::uint64_t cookie = 0;
-  int src = 0, dst = 0;         ///< ranks
-  int dst_ep = 0;               ///< endpoint index of dst
+  int src = 0, dst = 0;  ///< ranks
+  int dst_ep = 0;        ///< endpoint index of dst
   TransferKind kind = TransferKind::write;
-  std::uint64_t left = 0;       ///< payload bytes not yet injected
-  std::uint32_t unresolved = 0; ///< bursts injected whose arrival is not yet known (held at an ordering point)
-  ps_t release = 0;             ///< eligible from, ps
-  ps_t last_arrival = 0;        ///< latest tail arrival of its bursts so far, ps
+  std::uint64_t left = 0;        ///< payload bytes not yet injected
+  std::uint32_t unresolved = 0;  ///< bursts injected whose arrival is not yet known (held at an ordering point)
+  ps_t release = 0;              ///< eligible from, ps
+  ps_t last_arrival = 0;         ///< latest tail arrival of its bursts so far, ps
   bool complete_scheduled = false;
 };
 

@@ -104,10 +104,11 @@ class PciePortSet {
 /// where the source's host bridge acts on posted writes.
 struct PcieRoute {
   std::vector<PcieLinkDir*> hops;
-  int order_idx = -1;   ///< first hop after the source's host bridge (its ordering point); -1: no host bridge on the way
+  int order_idx = -1;  ///< first hop after the source's host bridge (its ordering point); -1: no host bridge on the way
   int accept_idx = -1;  ///< hop whose end is the acceptance at the destination host bridge (else the last hop)
   int dest_key = -1;    ///< fabric destination of a write: the destination's quadrant (host memory: -2)
-  ps_t order_to_accept_ps = 0;  ///< head latency of hops [order_idx, accept_idx]: ordering point to destination host bridge, ps
+  ps_t order_to_accept_ps =
+      0;  ///< head latency of hops [order_idx, accept_idx]: ordering point to destination host bridge, ps
 };
 
 /// Reserve hops [from, to) of r for a burst of `bytes`; head / tail: arrival

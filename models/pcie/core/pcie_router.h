@@ -17,13 +17,13 @@ struct PcieNode {
   enum class Kind { endpoint, partition, host_bridge, quadrant, data_fabric };
   std::string name;
   Kind kind = Kind::endpoint;
-  int parent = -1;            ///< index of the parent node (-1: root)
-  int rank = -1;              ///< endpoints: TimingCore rank id (GPUs 0..N-1, host memory after them)
-  int quadrant = -1;          ///< quadrant id (quadrant nodes and everything below them; -1 above)
-  double up_ps_per_byte = 0;  ///< link to the parent, upstream: ps per payload byte (0: no bandwidth limit)
-  double down_ps_per_byte = 0;///< link from the parent, downstream
-  ps_t up_latency_ps = 0;     ///< head latency over the link upstream (wire + the parent's forwarding)
-  ps_t down_latency_ps = 0;   ///< head latency downstream (wire + this node's forwarding)
+  int parent = -1;              ///< index of the parent node (-1: root)
+  int rank = -1;                ///< endpoints: TimingCore rank id (GPUs 0..N-1, host memory after them)
+  int quadrant = -1;            ///< quadrant id (quadrant nodes and everything below them; -1 above)
+  double up_ps_per_byte = 0;    ///< link to the parent, upstream: ps per payload byte (0: no bandwidth limit)
+  double down_ps_per_byte = 0;  ///< link from the parent, downstream
+  ps_t up_latency_ps = 0;       ///< head latency over the link upstream (wire + the parent's forwarding)
+  ps_t down_latency_ps = 0;     ///< head latency downstream (wire + this node's forwarding)
 };
 
 /// The validated host tree and a table of routes between its endpoints.

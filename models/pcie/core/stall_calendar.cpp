@@ -79,10 +79,11 @@ double StallCalendar::degraded_fraction(const std::vector<int>& quadrants) const
   return static_cast<double>(covered) / static_cast<double>(p_.period_ps);
 }
 
-ps_t read_stall(const StallCalendar& cal, const ReadStallParams& p, int from_q, int to_q, ps_t t,
-                std::uint64_t bytes, std::uint64_t seed, std::uint64_t key) {
+ps_t read_stall(const StallCalendar& cal, const ReadStallParams& p, int from_q, int to_q, ps_t t, std::uint64_t bytes,
+                std::uint64_t seed, std::uint64_t key) {
   if (!p.enabled || from_q == to_q || !cal.in_window(to_q, t)) return 0;
-  const std::uint64_t pieces = p.granule_bytes ? std::max<std::uint64_t>(1, (bytes + p.granule_bytes - 1) / p.granule_bytes) : 1;
+  const std::uint64_t pieces =
+      p.granule_bytes ? std::max<std::uint64_t>(1, (bytes + p.granule_bytes - 1) / p.granule_bytes) : 1;
   const std::uint64_t piece_bytes = p.granule_bytes ? std::min(bytes, p.granule_bytes) : bytes;
   ps_t total = 0;
   for (std::uint64_t i = 0; i < pieces; ++i) {

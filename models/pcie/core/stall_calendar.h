@@ -63,8 +63,8 @@ class StallCalendar {
 /// `max_past_window_ps`.
 struct ReadStallParams {
   double stall_fraction = 1.0;
-  ps_t base_ps = 1'010'000'000;   ///< 1.01 ms
-  double per_byte_ps = 4120.0;    ///< 4.12 ns per byte
+  ps_t base_ps = 1'010'000'000;  ///< 1.01 ms
+  double per_byte_ps = 4120.0;   ///< 4.12 ns per byte
   double jitter = 0.18;
   std::uint64_t granule_bytes = 0;
   ps_t max_past_window_ps = 2'000'000'000;  ///< a stall never outlasts the window by more than 2 ms
@@ -74,7 +74,7 @@ struct ReadStallParams {
 /// Extra delay of a peer read of `bytes` issued at `t` from quadrant `from_q`
 /// to a target in quadrant `to_q`: 0 unless the quadrants differ and the
 /// target's quadrant is inside a window. Deterministic in (seed, key).
-ps_t read_stall(const StallCalendar& cal, const ReadStallParams& p, int from_q, int to_q, ps_t t,
-                std::uint64_t bytes, std::uint64_t seed, std::uint64_t key);
+ps_t read_stall(const StallCalendar& cal, const ReadStallParams& p, int from_q, int to_q, ps_t t, std::uint64_t bytes,
+                std::uint64_t seed, std::uint64_t key);
 
 }  // namespace fabricsim::pcie

@@ -55,8 +55,8 @@ std::uint64_t GilbertElliottFrames::next_hit_slot() {
 void GilbertElliottFrames::take(std::uint64_t slot, std::vector<std::uint16_t>& pos) {
   pos.clear();
   for (std::uint32_t i = 0; pos.size() < magnitude_; ++i) {
-    const auto p = static_cast<std::uint16_t>(
-        link::to_unit(link::key_hash(seed_, stream_, slot, i, kStreamPos)) * bits_);
+    const auto p =
+        static_cast<std::uint16_t>(link::to_unit(link::key_hash(seed_, stream_, slot, i, kStreamPos)) * bits_);
     if (std::find(pos.begin(), pos.end(), p) == pos.end()) pos.push_back(p);
   }
   std::sort(pos.begin(), pos.end());

@@ -91,13 +91,13 @@ RxView FrameCodec::parse(const std::vector<std::uint64_t>& rx, const std::vector
     return true;
   };
   if (v.header == kHeaderControl) {
-    v.kind = all16(kKeyIdle) ? FrameKind::ctrl_idle
-             : all16(kKeyPause) ? FrameKind::ctrl_pause
+    v.kind = all16(kKeyIdle)      ? FrameKind::ctrl_idle
+             : all16(kKeyPause)   ? FrameKind::ctrl_pause
              : all16(kKeyRetrans) ? FrameKind::ctrl_retrans
                                   : FrameKind::data_valid;  // no key: not a control frame
   } else {
-    v.kind = all16(kPatIdle) ? FrameKind::data_idle
-             : all16(kPatFcPause) ? FrameKind::fc_pause
+    v.kind = all16(kPatIdle)       ? FrameKind::data_idle
+             : all16(kPatFcPause)  ? FrameKind::fc_pause
              : all16(kPatFcResume) ? FrameKind::fc_resume
                                    : FrameKind::data_valid;
   }

@@ -13,7 +13,7 @@ namespace fabricsim::rifl {
 using link::kNever;
 
 namespace {
-constexpr std::uint32_t kRollback = 16;       // RTL rx_decode ROLLBACK_CYCLES
+constexpr std::uint32_t kRollback = 16;  // RTL rx_decode ROLLBACK_CYCLES
 constexpr std::uint64_t kStreamPacket = 21;
 
 struct WireFrame {
@@ -91,9 +91,9 @@ RiflDerived derive(const RiflConfig& c) {
   // lane's rate the buffer leaves a few frames of margin, and a request
   // delayed by a corrupted request frame or by the far end's own replay
   // outruns it (docs/models/rifl.md, "Retransmit buffer").
-  d.buffer = c.retransmit_buffer ? c.retransmit_buffer
-                                 : retransmit_buffer_rtl(2 * (d.one_way_ns + max_skew), c.lanes * c.lane_rate_bps,
-                                                         c.frame_bits);
+  d.buffer = c.retransmit_buffer
+                 ? c.retransmit_buffer
+                 : retransmit_buffer_rtl(2 * (d.one_way_ns + max_skew), c.lanes * c.lane_rate_bps, c.frame_bits);
   // The replay must reach 16 frames before the failed one after the detection
   // round trip (RTL: 16 + 16 + RTT frames).
   if (d.buffer < 32 + rtt_frames)
@@ -113,8 +113,8 @@ RiflDerived derive(const RiflConfig& c) {
   d.fc_buffer = c.fc_buffer ? c.fc_buffer : d.fc_on + headroom;
   if (d.fc_buffer < d.fc_on + headroom || d.fc_on == 0)
     bad("fc_buffer: " + std::to_string(d.fc_buffer) + " frames is below the round-trip bound fc_on + 2 x " +
-        std::to_string(max_delay) + " + 3 x " + std::to_string(d.buffer) + " + 8 = " +
-        std::to_string(d.fc_on + headroom) + " frames");
+        std::to_string(max_delay) + " + 3 x " + std::to_string(d.buffer) +
+        " + 8 = " + std::to_string(d.fc_on + headroom) + " frames");
   if (d.fc_on <= d.fc_off) bad("fc_on: the pause (ON) threshold must be above the release (OFF) threshold");
   d.payload_bytes = (c.frame_bits - 16) / 8;
   return d;
@@ -194,8 +194,8 @@ RiflLink::RiflLink(const RiflConfig& c) : cfg_(c), d_(derive(c)), codec_(c.frame
     auto L = std::make_unique<Lane>();
     L->index = l;
     const double skew = c.lane_skew_ns.empty() ? 0.0 : c.lane_skew_ns[l];
-    L->D = std::max<std::uint32_t>(
-        1, static_cast<std::uint32_t>(std::ceil((d_.one_way_ns + skew) / d_.slot_ns - 1e-9)));
+    L->D =
+        std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::ceil((d_.one_way_ns + skew) / d_.slot_ns - 1e-9)));
     for (int x = 0; x < 2; ++x) {
       auto& e = L->e[x];
       // Start with the link up: the buffer holds B idle data frames (the RTL's
@@ -380,7 +380,7 @@ void RiflLink::step_slot() {
             if (rr || rp || re || !up) e.abnormal = true;
           } else {
             e.abnormal = false;
-            ns = !up ? TxState::send_pause
+            ns = !up  ? TxState::send_pause
                  : rp ? TxState::pause
                  : rr ? TxState::retrans
                  : re ? TxState::send_retrans
@@ -389,26 +389,31 @@ void RiflLink::step_slot() {
           break;
         case TxState::send_pause:
           if (up)
-            ns = rp ? TxState::pause
+            ns = rp                  ? TxState::pause
                  : (rr || e.rc != 0) ? TxState::retrans
-                 : re ? TxState::send_retrans
-                      : TxState::normal;
+                 : re                ? TxState::send_retrans
+                                     : TxState::normal;
           break;
         case TxState::send_retrans:
-          ns = !up ? TxState::send_pause
-               : rp ? TxState::pause
+          ns = !up                 ? TxState::send_pause
+               : rp                ? TxState::pause
                : (rr || e.rc != 0) ? TxState::retrans
-               : !re ? TxState::normal
-                     : TxState::send_retrans;
+               : !re               ? TxState::normal
+                                   : TxState::send_retrans;
           break;
         case TxState::pause:
-          if (!up) ns = TxState::send_pause;
-          else if (!rp) ns = (rr || e.rc != 0) ? TxState::retrans : re ? TxState::send_retrans : TxState::normal;
+          if (!up)
+            ns = TxState::send_pause;
+          else if (!rp)
+            ns = (rr || e.rc != 0) ? TxState::retrans : re ? TxState::send_retrans : TxState::normal;
           break;
         case TxState::retrans:
-          if (!up) ns = TxState::send_pause;
-          else if (rp) ns = TxState::pause;
-          else if (!rr && e.rc >= 2 * B) ns = re ? TxState::send_retrans : TxState::normal;
+          if (!up)
+            ns = TxState::send_pause;
+          else if (rp)
+            ns = TxState::pause;
+          else if (!rr && e.rc >= 2 * B)
+            ns = re ? TxState::send_retrans : TxState::normal;
           break;
       }
       if (s == TxState::retrans) e.rc = e.rc >= 3 * B ? 0 : e.rc + 1;

@@ -26,28 +26,28 @@ namespace fabricsim::rifl {
 /// Parameters of a RIFL link. Units in the names; defaults = rifl.md's
 /// evaluation setup (4 lanes x 28 Gb/s, 10 m, 256-bit frames).
 struct RiflConfig {
-  std::uint32_t frame_bits = 256;         ///< 128 | 256 | 512 | 1024
+  std::uint32_t frame_bits = 256;  ///< 128 | 256 | 512 | 1024
   std::uint32_t lanes = 4;
-  double lane_rate_bps = 28e9;            ///< per lane, bits/s (frames of frame_bits back to back)
+  double lane_rate_bps = 28e9;  ///< per lane, bits/s (frames of frame_bits back to back)
   double cable_m = 10.0;
-  double transceiver_ns = 80.0;           ///< one-way transceiver latency (rifl.md)
+  double transceiver_ns = 80.0;  ///< one-way transceiver latency (rifl.md)
   double cable_ns_per_m = 3.34;
-  std::vector<double> lane_skew_ns;       ///< extra one-way delay per lane (empty = none)
-  std::uint32_t retransmit_buffer = 0;    ///< frames; 0 = the RTL formula (retransmit_buffer_rtl)
-  std::uint32_t fc_buffer = 0;            ///< per-lane receive (reorder) buffer, frames; 0 = fc_on + 2H + 3B + 8
-  std::uint32_t fc_on = 0;                ///< pause asserted at occupancy >= fc_on; 0 = derived
-  std::uint32_t fc_off = 0;               ///< pause released at occupancy <= fc_off; 0 = derived
-  double clock_offset_ppm = 0.0;          ///< end A's clock minus end B's, ppm (> 0: A faster)
-  std::uint32_t resync_frames = 64;       ///< legal sync headers in a row to regain lock
+  std::vector<double> lane_skew_ns;     ///< extra one-way delay per lane (empty = none)
+  std::uint32_t retransmit_buffer = 0;  ///< frames; 0 = the RTL formula (retransmit_buffer_rtl)
+  std::uint32_t fc_buffer = 0;          ///< per-lane receive (reorder) buffer, frames; 0 = fc_on + 2H + 3B + 8
+  std::uint32_t fc_on = 0;              ///< pause asserted at occupancy >= fc_on; 0 = derived
+  std::uint32_t fc_off = 0;             ///< pause released at occupancy <= fc_off; 0 = derived
+  double clock_offset_ppm = 0.0;        ///< end A's clock minus end B's, ppm (> 0: A faster)
+  std::uint32_t resync_frames = 64;     ///< legal sync headers in a row to regain lock
   enum class Channel { independent, gilbert_elliott } channel = Channel::independent;
-  double ber_ab = 0.0, ber_ba = 0.0;      ///< independent bit-error rates A->B, B->A
-  link::GeParams ge;                      ///< burst channel (chain step = frame slot)
+  double ber_ab = 0.0, ber_ba = 0.0;  ///< independent bit-error rates A->B, B->A
+  link::GeParams ge;                  ///< burst channel (chain step = frame slot)
   // Traffic: saturating packets in each loaded direction.
   std::uint64_t bytes_per_direction = 10'000'000'000ULL;
   std::uint32_t payload_min = 1, payload_max = 8192;  ///< bytes, uniform
-  bool load_ba = true;                    ///< B->A loaded too
+  bool load_ba = true;                                ///< B->A loaded too
   std::uint64_t seed = 1;
-  std::uint64_t deadline_slots = 0;       ///< 0 = derived watchdog
+  std::uint64_t deadline_slots = 0;  ///< 0 = derived watchdog
   /// Skip runs of clean frames arithmetically (default). Off: every slot of
   /// every lane is stepped; results are identical (a unit test checks it).
   bool skip_ahead = true;
@@ -55,14 +55,14 @@ struct RiflConfig {
 
 /// Derived constants of a configuration (rifl.md formulas).
 struct RiflDerived {
-  double slot_ns;              ///< frame_bits / lane_rate
-  double one_way_ns;           ///< transceiver + cable (no skew)
-  double rtt_ns;               ///< 2 x one_way
-  std::uint32_t delay_slots;   ///< ceil(one_way / slot): H, the half round trip in frames
-  std::uint32_t buffer;        ///< retransmit buffer B, frames
-  std::uint32_t fc_buffer;     ///< effective per-lane receive buffer, frames
-  std::uint32_t fc_on, fc_off; ///< effective thresholds
-  std::uint32_t payload_bytes; ///< (frame_bits - 16) / 8
+  double slot_ns;               ///< frame_bits / lane_rate
+  double one_way_ns;            ///< transceiver + cable (no skew)
+  double rtt_ns;                ///< 2 x one_way
+  std::uint32_t delay_slots;    ///< ceil(one_way / slot): H, the half round trip in frames
+  std::uint32_t buffer;         ///< retransmit buffer B, frames
+  std::uint32_t fc_buffer;      ///< effective per-lane receive buffer, frames
+  std::uint32_t fc_on, fc_off;  ///< effective thresholds
+  std::uint32_t payload_bytes;  ///< (frame_bits - 16) / 8
 };
 
 /// RTL sizing: 2^W frames, W = ceil(log2(16 + 16 + RTT x rate / frame_bits)).
@@ -103,36 +103,43 @@ struct RxEventFlags {
     };
     pause_cnt = run(pause_cnt, FrameKind::ctrl_pause);
     retrans_cnt = run(retrans_cnt, FrameKind::ctrl_retrans);
-    doi_cnt = (hdr_data || (is_ctrl && kind == FrameKind::ctrl_idle)) ? std::min<std::uint8_t>(doi_cnt + 1, kDataOrIdleRun)
-                                                                      : 0;
+    doi_cnt = (hdr_data || (is_ctrl && kind == FrameKind::ctrl_idle))
+                  ? std::min<std::uint8_t>(doi_cnt + 1, kDataOrIdleRun)
+                  : 0;
     if (doi_cnt >= kDataOrIdleRun) pause_cnt = retrans_cnt = 0;  // 16 data-or-idle frames end any run
-    if (doi_cnt >= kDataOrIdleRun) remote_retrans = false;
-    else if (retrans_cnt >= kCtrlRun) remote_retrans = true;
-    if (pause_cnt >= kCtrlRun) remote_pause = true;
-    else if (valid_out || doi_cnt >= kDataOrIdleRun || retrans_cnt >= kCtrlRun) remote_pause = false;
+    if (doi_cnt >= kDataOrIdleRun)
+      remote_retrans = false;
+    else if (retrans_cnt >= kCtrlRun)
+      remote_retrans = true;
+    if (pause_cnt >= kCtrlRun)
+      remote_pause = true;
+    else if (valid_out || doi_cnt >= kDataOrIdleRun || retrans_cnt >= kCtrlRun)
+      remote_pause = false;
   }
   void reset_counts() { pause_cnt = retrans_cnt = doi_cnt = 0; }
-  bool quiet() const { return !remote_pause && !remote_retrans && doi_cnt >= kDataOrIdleRun && pause_cnt == 0 && retrans_cnt == 0; }
+  bool quiet() const {
+    return !remote_pause && !remote_retrans && doi_cnt >= kDataOrIdleRun && pause_cnt == 0 && retrans_cnt == 0;
+  }
 };
 
 /// Counters of one direction (A->B or B->A), summed over lanes.
 struct DirectionStats {
   std::uint64_t packets = 0, payload_bytes = 0, segments = 0;
-  std::uint64_t frames = 0;               ///< slots on the wire (all kinds)
-  std::uint64_t fresh_data = 0;           ///< new valid data frames
-  std::uint64_t retransmitted_frames = 0; ///< data frames replayed from the retransmit buffer
+  std::uint64_t frames = 0;                ///< slots on the wire (all kinds)
+  std::uint64_t fresh_data = 0;            ///< new valid data frames
+  std::uint64_t retransmitted_frames = 0;  ///< data frames replayed from the retransmit buffer
   std::uint64_t idle_data = 0, fc_frames = 0;
   std::uint64_t ctrl_idle = 0, ctrl_pause = 0, ctrl_retrans = 0;
   std::uint64_t clock_comp_slots = 0;
   std::uint64_t hit_frames = 0, bit_errors = 0;
-  std::uint64_t detected_errors = 0;      ///< receiver error flag rises (frame rejected)
-  std::uint64_t undetected_errors = 0;    ///< corrupted frames that passed the CRC
+  std::uint64_t detected_errors = 0;    ///< receiver error flag rises (frame rejected)
+  std::uint64_t undetected_errors = 0;  ///< corrupted frames that passed the CRC
   /// ... of which a replayed (older) frame whose error pattern's syndrome
   /// equals the XOR of its counter and the one expected: accepted out of order.
   std::uint64_t undetected_misordered = 0;
-  std::uint64_t out_of_sync = 0;          ///< illegal sync headers
-  std::uint64_t recoveries = 0;           ///< transmitter entries into Retrans
-  std::uint64_t fc_pauses = 0;            ///< flow-control pause frames sent
+  std::uint64_t out_of_sync = 0;  ///< illegal sync headers
+  std::uint64_t recoveries = 0;   ///< transmitter entries into Retrans
+  std::uint64_t fc_pauses = 0;    ///< flow-control pause frames sent
   std::uint64_t delivered_segments = 0;
   std::uint64_t last_delivery_slot = 0;
 };
@@ -140,9 +147,9 @@ struct DirectionStats {
 /// A recovery episode of one lane direction (trace output).
 struct RecoveryEvent {
   std::uint32_t lane;
-  int dir;                  ///< 0 = A->B, 1 = B->A
+  int dir;  ///< 0 = A->B, 1 = B->A
   std::uint64_t start_slot, end_slot;
-  std::uint64_t replayed;   ///< data frames replayed
+  std::uint64_t replayed;  ///< data frames replayed
 };
 
 /// The simulation of one RIFL link.
@@ -196,7 +203,8 @@ class RiflLink {
   };
   void set_frame_observer(std::function<void(const SentFrame&)> f) { on_frame_ = std::move(f); }
   /// Observer of every segment delivered in order by a lane's receiver (before reordering).
-  void set_delivery_observer(std::function<void(std::uint32_t lane, int dir, std::uint64_t seg, std::uint64_t slot)> f) {
+  void set_delivery_observer(
+      std::function<void(std::uint32_t lane, int dir, std::uint64_t seg, std::uint64_t slot)> f) {
     on_deliver_ = std::move(f);
   }
   /// Transmitter state of lane `lane`, end `side` (0 = A, 1 = B).
