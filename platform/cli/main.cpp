@@ -233,6 +233,18 @@ std::shared_ptr<config::Document> load_fabric_doc(const RunArgs& a, std::string&
   return doc;
 }
 
+// A run that could not finish (deadlock, deadline, hopeless link): the
+// diagnosis, then exit 3 at once. SystemC threads are left suspended on their
+// own stacks, holding state that no destructor will release; ending without
+// static destructors keeps that from being reported as leaks (LeakSanitizer
+// does not scan suspended coroutine stacks) and writes nothing more.
+[[noreturn]] void exit_unfinished(const std::string& diagnosis) {
+  std::cerr << "error: the run could not finish: " << diagnosis << "\n";
+  std::cout.flush();
+  std::cerr.flush();
+  std::_Exit(3);
+}
+
 // A run whose only table is result.json (link pair, PCIe host, RIFL link):
 // result.json and, with --trace, trace.json, written whole with the signals
 // blocked, then recorded as written.
@@ -263,8 +275,7 @@ int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   report::TraceWriter tw;
   const sim::FabricRunResult r = sim::run_fabric(cfg, {}, !a.quiet && isatty(2), a.trace ? &tw : nullptr);
   if (!r.ok) {
-    std::cerr << "error: the run could not finish: " << r.diagnosis << "\n";
-    return 3;
+    exit_unfinished(r.diagnosis);
   }
   const fs::path out(a.out);
   {
@@ -312,8 +323,7 @@ int cmd_run_host(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   report::TraceWriter tw;
   const sim::HostRunResult r = sim::run_host(cfg, !a.quiet && isatty(2), a.trace ? &tw : nullptr);
   if (!r.ok) {
-    std::cerr << "error: the run could not finish: " << r.diagnosis << "\n";
-    return 3;
+    exit_unfinished(r.diagnosis);
   }
   write_result(a, r.json, tw, id);
   if (!a.quiet) std::cout << r.summary << fmt::format("  wrote {}/result.json\n", a.out);
@@ -338,8 +348,7 @@ int cmd_run_rifl(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   report::TraceWriter tw;
   const sim::RiflRunResult r = sim::run_rifl_experiment(cfg, a.trace ? &tw : nullptr, !a.quiet && isatty(2));
   if (!r.ok) {
-    std::cerr << "error: the run could not finish: " << r.diagnosis << "\n";
-    return 3;
+    exit_unfinished(r.diagnosis);
   }
   write_result(a, r.json, tw, id);
   if (!a.quiet) std::cout << r.summary << fmt::format("  wrote {}/result.json\n", a.out);
@@ -361,8 +370,7 @@ int cmd_run(const RunArgs& a) {
   report::TraceWriter tw;
   const sim::LinkRunResult r = sim::run_link_experiment(cfg, a.trace ? &tw : nullptr);
   if (!r.ok) {
-    std::cerr << "error: the run could not finish: " << r.diagnosis << "\n";
-    return 3;
+    exit_unfinished(r.diagnosis);
   }
   write_result(a, r.json, tw, id);
   if (!a.quiet) {
