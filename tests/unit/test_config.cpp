@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/unit/temp_dir.h"
 #include "models/link/core/policy.h"
 #include "platform/config/link_config.h"
 #include "platform/config/units.h"
@@ -125,25 +126,8 @@ TEST(Units, NonWholeValuesAreRejectedAtAnyMagnitude) {
 // ---------------------------------------------------------------------------
 // YAML helpers
 
-class TempDir {
- public:
-  TempDir() {
-    dir_ = fs::temp_directory_path() / ("fabricsim_test_config_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    const fs::path p = dir_ / name;
-    std::ofstream(p) << text;
-    return p.string();
-  }
-
- private:
-  fs::path dir_;
+struct TempDir : fabricsim::testing::TempDir {
+  TempDir() : fabricsim::testing::TempDir("config") {}
 };
 
 LinkExperimentConfig parse_file(const std::string& path, const std::vector<std::string>& sets = {}) {

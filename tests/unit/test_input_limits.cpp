@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/unit/temp_dir.h"
 #include "models/link/core/types.h"
 #include "platform/config/link_config.h"
 #include "platform/config/units.h"
@@ -26,25 +27,8 @@ namespace {
 namespace fs = std::filesystem;
 using namespace fabricsim;
 
-class TempDir {
- public:
-  TempDir() {
-    dir_ = fs::temp_directory_path() / ("fabricsim_test_limits_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    const fs::path p = dir_ / name;
-    std::ofstream(p) << text;
-    return p.string();
-  }
-
- private:
-  fs::path dir_;
+struct TempDir : fabricsim::testing::TempDir {
+  TempDir() : fabricsim::testing::TempDir("limits") {}
 };
 
 // The error message of loading `path` (with `sets`) as a UALink fabric (or a
