@@ -107,6 +107,11 @@ std::vector<std::pair<std::string, std::string>>& read_registry() {
 }
 }  // namespace
 
+bool is_file(const std::string& path) noexcept {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) && !ec;
+}
+
 const std::vector<std::pair<std::string, std::string>>& files_read() { return read_registry(); }
 
 void record_file_read(const std::string& path, const std::string& bytes) {

@@ -35,6 +35,12 @@ struct Document {
 /// (with line and column). The file is recorded in files_read().
 Document load_document(const std::string& path);
 
+/// True if `path` names a regular file (following links). Never throws: a name
+/// the filesystem rejects (too long, bad characters, no permission to look)
+/// is simply not a file, so callers report "not found" as a ConfigError
+/// instead of letting std::filesystem::filesystem_error escape.
+bool is_file(const std::string& path) noexcept;
+
 /// Every file load_document has read in this process, in first-read order:
 /// (path as given, FNV-1a 64 hex of the bytes last read). A run's identity and
 /// a sweep's resume rule are built on it (the fabric file and every file it

@@ -397,7 +397,7 @@ HostRunConfig parse_host(config::Section root) {
       }
       const std::string f = (base / d.string(key, "")).lexically_normal().string();
       if (!c.decode_mode) return;  // only decode runs read ladders
-      if (!std::filesystem::is_regular_file(f))
+      if (!config::is_file(f))
         d.fail(key, fmt::format("ladder file '{}' not found (paths are relative to the host file)", f));
       into = load_ladder(f);
       const std::uint64_t biggest = *std::max_element(D.allreduces.begin(), D.allreduces.end());

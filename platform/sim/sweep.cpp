@@ -126,7 +126,7 @@ Study load_study(const std::string& path) {
                                st.name));
   const std::string fabric = s.required_string("fabric");
   st.fabric = (fs::path(path).parent_path() / fabric).lexically_normal().string();
-  if (!fs::exists(st.fabric)) s.fail("fabric", fmt::format("fabric file '{}' not found", st.fabric));
+  if (!config::is_file(st.fabric)) s.fail("fabric", fmt::format("fabric file '{}' not found", st.fabric));
   {
     const auto fdoc = config::load_document(st.fabric);
     st.fabric_kind = fabric::fabric_kind(fdoc);

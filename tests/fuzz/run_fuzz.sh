@@ -5,8 +5,12 @@
 #
 # BUILD_DIR was configured with -DFABRICSIM_FUZZ=ON and built with
 # `--target fuzz_targets`. Each target starts from the shipped YAML files
-# (topologies/**) plus what earlier runs in BUILD_DIR kept in its corpus, runs
-# for SECONDS (default 60) and fails on any crash, leak, time-out (an input
+# (topologies/**) plus what earlier runs in BUILD_DIR kept in its corpus and
+# runs a fixed number of inputs from a fixed seed (FUZZ_SEED, default 1;
+# FUZZ_RUNS, default per target below), so that on a fresh BUILD_DIR the same
+# inputs are tried on every machine and a clean run here means a clean run in
+# CI. SECONDS (default 60) only caps each target's time on a slow machine. It
+# fails on any crash, leak, time-out (an input
 # taking more than FUZZ_TIMEOUT s, default 10), memory blow-up (2 GiB RSS) or
 # sanitizer report; the failing input is kept as
 # BUILD_DIR/fuzz-artifacts/<target>-{crash,leak,timeout,oom}-... and the script
@@ -22,6 +26,9 @@ SECONDS_EACH=${2:-60}
 # Per-input limit, wall-clock seconds (libFuzzer -timeout). Raise it only on a
 # machine shared with other work, where a slow wall clock is not the input's fault.
 TIMEOUT=${FUZZ_TIMEOUT:-10}
+SEED=${FUZZ_SEED:-1}
+# Inputs per target (about 60 s each on the standard 2-core machine, Debug).
+declare -A RUNS=([fabric_file]=50000 [host_file]=50000 [study_file]=10000 [schedule_file]=50000)
 shift $(( $# >= 2 ? 2 : 1 ))
 
 # Seeds: every shipped YAML file for every target (a seed of another kind still
@@ -46,17 +53,17 @@ for t in "${TARGETS[@]}"; do
   log="$BUILD/fuzz-$t.log"
   # The target's scratch folder (removed at a normal exit) stays inside BUILD_DIR.
   rm -rf "$BUILD/fuzz-tmp/$t" && mkdir -p "$BUILD/fuzz-tmp/$t"
-  TMPDIR="$BUILD/fuzz-tmp/$t" "$bin" "$corpus" "$seeds" -max_total_time="$SECONDS_EACH" -timeout="$TIMEOUT" -rss_limit_mb=2048 -max_len=16384 \
+  TMPDIR="$BUILD/fuzz-tmp/$t" "$bin" "$corpus" "$seeds" -seed="$SEED" -runs="${FUZZ_RUNS:-${RUNS[$t]:-20000}}" -max_total_time="$SECONDS_EACH" -timeout="$TIMEOUT" -rss_limit_mb=2048 -max_len=16384 \
     -print_final_stats=1 -artifact_prefix="$art/$t-" >"$log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   if [[ $rc -eq 0 ]]; then
-    echo "fuzz_$t: ok, ${execs:-?} executions in ${SECONDS_EACH} s, corpus $(ls "$corpus" | wc -l) inputs"
+    echo "fuzz_$t: ok, ${execs:-?} executions (seed $SEED, cap ${SECONDS_EACH} s), corpus $(ls "$corpus" | wc -l) inputs"
   else
     failed=1
     echo "fuzz_$t: FAILED (exit $rc) after ${execs:-?} executions; log $log; input:"
     ls -t "$art" | grep "^$t-" | head -1 | sed "s|^|  $art/|"
-    grep -m1 -E 'ERROR: |SUMMARY: |runtime error|unclassified exception' "$log" | sed 's/^/  /'
+    grep -a -m2 -E 'ERROR: |runtime error|unclassified exception' "$log" | sed 's/^/  /'
   fi
 done
 exit $failed
