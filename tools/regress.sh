@@ -6,7 +6,9 @@
 #   tools/regress.sh BIN_BEFORE out/regress/before [--full]
 #   tools/regress.sh BIN_AFTER  out/regress/after  [--full]
 #   tools/regress.sh --compare out/regress/before out/regress/after
-# --full adds frank2-transports (about 25 min on 2 cores). Tables compared:
+# --full adds frank2-transports (about 25 min on 2 cores). STUDIES="a b" and
+# FABRICS="x y" (names under topologies/studies and topologies) pick a subset
+# (frank2-selection alone takes about 55 min on 2 cores). Tables compared:
 # every study's results.csv, every fabric's collectives.csv and links.csv.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,12 +37,14 @@ jobs=${JOBS:-2}
 mkdir -p "$out"
 studies="preface-primary preface-sensitivity long-run ring-allreduce frank2-transports-quick frank2-selection"
 [ "$full" = "--full" ] && studies="$studies frank2-transports"
+studies=${STUDIES:-$studies}
+fabrics=${FABRICS:-ring8 ring16 ring32 ualink-pod-64 ualink-pod-1024 link-primary frank1 frank2}
 for s in $studies; do
   start=$(date +%s)
   "$bin" sweep "$here/topologies/studies/$s.yaml" --jobs "$jobs" --out "$out/studies/$s" >"$out/$s.log" 2>&1
   echo "study $s: exit $? in $(( $(date +%s) - start )) s"
 done
-for f in ring8 ring16 ring32 ualink-pod-64 ualink-pod-1024 link-primary frank1 frank2; do
+for f in $fabrics; do
   start=$(date +%s)
   "$bin" run "$here/topologies/$f.yaml" --quiet --out "$out/fabrics/$f" >"$out/$f.log" 2>&1
   echo "fabric $f: exit $? in $(( $(date +%s) - start )) s"
