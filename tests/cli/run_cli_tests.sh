@@ -1283,5 +1283,16 @@ check "missing schedule file: exit 2" t_schedule_missing
 check "schedule that computes the wrong result: exit 1 naming rank and chunk" t_schedule_wrong_result
 check "schedule that deadlocks: exit 3, diagnosis names rank, threadblock and step" t_schedule_deadlock
 
+t_study_fabric_name_too_long() {
+  # A fabric path the filesystem rejects (a name over NAME_MAX) is "not found",
+  # exit 2 naming study.fabric, not a raw filesystem error (a fuzz finding).
+  local s="$FX/study-long-fabric.yaml" long
+  long=$(printf 'x%.0s' $(seq 300))
+  printf 'study:\n  name: longname\n  fabric: %s.yaml\n  policies: [preface]\n  seeds: {first: 1, count: 1}\n' "$long" >"$s"
+  fs sweep "$s" --jobs 1 --out "$RES/study-long"
+  expect_bad_input "$RES/study-long" "$s:3:" "study.fabric" "not found"
+}
+check "study fabric path longer than a file name may be: exit 2 naming study.fabric" t_study_fabric_name_too_long
+
 echo "$passed passed, $failed failed"
 ((failed == 0))
