@@ -26,15 +26,5 @@ void host_memory::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time&) {
 }
 
 FABRICSIM_REGISTER_MODEL("host-memory", host_memory);
-namespace {
-using pcie_switch_partition = pcie_element;
-using host_bridge = pcie_element;
-using io_quadrant = pcie_element;
-using data_fabric = pcie_element;
-}  // namespace
-FABRICSIM_REGISTER_MODEL("pcie-switch-partition", pcie_switch_partition);
-FABRICSIM_REGISTER_MODEL("host-bridge", host_bridge);
-FABRICSIM_REGISTER_MODEL("io-quadrant", io_quadrant);
-FABRICSIM_REGISTER_MODEL("data-fabric", data_fabric);
 
 }  // namespace fabricsim::models

@@ -1,10 +1,12 @@
 #pragma once
 // SystemC side of a PCIe host (docs/models/pcie.md): host memory as a TLM
-// target the fabric kernel lands writes in and reads from, and the structural
-// modules of the host tree (switch partitions, host bridges, IO-die
-// quadrants, the data fabric). Their timing lives in the components of
-// models/pcie/core/ (HostBridge, IoQuadrant, ...), which pcie::PcieEngine
-// schedules and the fabric kernel drives; no TLM transaction crosses them per TLP.
+// target the fabric kernel lands writes in and reads from. The host tree's
+// elements (switch partitions, host bridges, IO-die quadrants, the data
+// fabric) are plain-C++ components in models/pcie/core/ (HostBridge,
+// IoQuadrant, ...) with their own state and statistics; pcie::PcieEngine
+// assembles and schedules them inside the fabric kernel module, which owns
+// the sockets. They have no SystemC module of their own: no TLM transaction
+// crosses them per TLP, so a module would hold nothing but a name.
 #include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
@@ -49,17 +51,5 @@ class host_memory : public sc_core::sc_module, public rank_control_if {
   std::vector<unsigned char> data_;
 };
 
-/// A structural node of the host tree (kinds pcie-switch-partition,
-/// host-bridge, io-quadrant, data-fabric): identity and parameters for
-/// elaboration, reports and traces.
-class pcie_element : public sc_core::sc_module {
- public:
-  pcie_element(const sc_core::sc_module_name& name, const node_config& cfg)
-      : sc_module(name), node_(std::any_cast<pcie::PcieNode>(cfg.params)) {}
-  const pcie::PcieNode& node() const { return node_; }
-
- private:
-  pcie::PcieNode node_;
-};
 
 }  // namespace fabricsim::models

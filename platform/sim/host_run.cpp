@@ -208,17 +208,6 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
   auto engine = std::make_unique<pcie::PcieEngine>(fabric::host_tree(H, W.group), ep, cfg.seed);
   auto& reg = models::model_registry::instance();
   std::vector<std::unique_ptr<sc_core::sc_module>> modules;
-  for (const auto& n : fabric::host_tree(H, W.group)) {
-    if (n.kind == pcie::PcieNode::Kind::endpoint) continue;
-    models::node_config nc;
-    using K = pcie::PcieNode::Kind;
-    nc.kind = n.kind == K::partition     ? "pcie-switch-partition"
-              : n.kind == K::host_bridge ? "host-bridge"
-              : n.kind == K::quadrant    ? "io-quadrant"
-                                         : "data-fabric";
-    nc.params = n;
-    modules.push_back(reg.create(nc.kind, n.name.c_str(), nc));
-  }
   std::vector<models::accelerator*> acc(N);
   std::vector<std::string> names;
   for (int r = 0; r < N; ++r) {
