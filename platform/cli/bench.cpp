@@ -1,3 +1,4 @@
+#include "platform/sim/run_kind.h"
 #include "platform/cli/bench.h"
 
 #include <sys/resource.h>
@@ -137,11 +138,11 @@ int run_bench(const BenchArgs& a) {
   // Validate in this process first: bad input is exit 2 with nothing run.
   const auto doc = config::load_with_overrides(a.fabric, a.sets);
   const std::string kind = fabric::fabric_kind(*doc);
-  if (kind == "pcie-host")
-    throw config::ConfigError(a.fabric +
-                              ": key 'fabric.kind': bench counts flit transmissions; a pcie-host fabric "
-                              "has none (time it with /usr/bin/time fabricsim run, docs/performance.md)");
-  const bool link_pair = kind == "link-pair";
+  const sim::RunKind& rk = sim::run_kind(kind);
+  if (!rk.counts_flits)
+    throw config::ConfigError(a.fabric + ": key 'fabric.kind': bench counts flit transmissions; a " + kind +
+                              " fabric has none (time it with /usr/bin/time fabricsim run, docs/performance.md)");
+  const bool link_pair = rk.family == sim::RunKind::Family::link_pair;
   config::LinkExperimentConfig lcfg;
   if (link_pair) lcfg = config::parse_link_experiment(config::root_section(doc));
   if (!a.against.empty() && access(a.against.c_str(), X_OK) != 0)

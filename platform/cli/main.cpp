@@ -36,6 +36,7 @@
 #include "platform/report/identity.h"
 #include "platform/report/trace.h"
 #include "platform/sim/check.h"
+#include "platform/sim/run_kind.h"
 #include "platform/sim/fabric_run.h"
 #include "platform/sim/host_run.h"
 #include "platform/sim/link_experiment.h"
@@ -218,17 +219,13 @@ void reject_conflict(const std::vector<std::string>& sets, const std::string& fl
           fmt::format("{} and --set {} both set {}; give only one of them", flag, s.substr(0, s.find('=')), key));
 }
 
-std::shared_ptr<config::Document> load_fabric_doc(const RunArgs& a, std::string& kind) {
+std::shared_ptr<config::Document> load_fabric_doc(const RunArgs& a, const sim::RunKind*& kind) {
   auto doc = config::load_with_overrides(a.fabric, a.sets);
-  kind = fabric::fabric_kind(*doc);
+  kind = &sim::run_kind_of(*doc);
   if (!a.seed.empty()) reject_conflict(a.sets, "--seed", "run.seed");
-  if (!a.policy.empty() && kind == "pcie-host")
-    throw config::ConfigError("--policy: a pcie-host fabric has no link policy (its links are error-free PCIe)");
-  if (!a.policy.empty() && kind == "rifl-link")
-    throw config::ConfigError(
-        "--policy: a rifl-link fabric has no FEC policy (RIFL retransmits; see docs/models/rifl.md)");
-  if (!a.policy.empty()) reject_conflict(a.sets, "--policy", fabric::policy_key(kind));
-  if (!a.policy.empty()) config::apply_overrides(*doc, {fabric::policy_key(kind) + "=" + a.policy}, "--policy");
+  if (!a.policy.empty() && !kind->has_policy()) throw config::ConfigError("--policy: " + kind->no_policy_reason);
+  if (!a.policy.empty()) reject_conflict(a.sets, "--policy", kind->policy_key);
+  if (!a.policy.empty()) config::apply_overrides(*doc, {kind->policy_key + "=" + a.policy}, "--policy");
   if (!a.seed.empty()) config::apply_overrides(*doc, {"run.seed=" + a.seed}, "--seed");
   return doc;
 }
@@ -355,12 +352,22 @@ int cmd_run_rifl(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   return 0;
 }
 
+int cmd_run_link_pair(const RunArgs& a, std::shared_ptr<config::Document> doc);
+
 int cmd_run(const RunArgs& a) {
-  std::string kind;
+  const sim::RunKind* kind = nullptr;
   auto doc = load_fabric_doc(a, kind);
-  if (kind == "pcie-host") return cmd_run_host(a, doc);
-  if (kind == "rifl-link") return cmd_run_rifl(a, doc);
-  if (kind != "link-pair") return cmd_run_fabric(a, doc);
+  using F = sim::RunKind::Family;
+  switch (kind->family) {
+    case F::link_pair: return cmd_run_link_pair(a, doc);
+    case F::ualink_fabric: return cmd_run_fabric(a, doc);
+    case F::pcie_host: return cmd_run_host(a, doc);
+    case F::rifl_link: return cmd_run_rifl(a, doc);
+  }
+  return 1;
+}
+
+int cmd_run_link_pair(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   const config::LinkExperimentConfig cfg = config::parse_link_experiment(config::root_section(doc));
   const report::RunIdentity id = run_identity(*doc, cfg.seed);
   prepare_out(a);
@@ -510,9 +517,10 @@ int sc_main(int argc, char* argv[]) {
     }
     if (*check) {
       const sim::FabricCheck c = sim::check_fabric(check_fabric, check_sets);
-      if (c.kind == "link-pair") {
+      if (!sim::run_kind(c.kind).has_graph) {
         std::cout << c.summary;
-        if (!check_dot.empty()) std::cout << "no graph written: a link-pair fabric has no fabric graph\n";
+        if (!check_dot.empty())
+          std::cout << fmt::format("no graph written: a {} fabric has no fabric graph\n", c.kind);
         return 0;
       }
       const std::string dot = dot_path(c.name, check_dot);

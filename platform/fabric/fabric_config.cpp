@@ -192,10 +192,6 @@ std::string fabric_kind(const config::Document& doc) {
   return f.required_string("kind");
 }
 
-std::string policy_key(const std::string& kind) {
-  return kind == "link-pair" ? "link.policy.name" : "defaults.link.policy.name";
-}
-
 FabricRunConfig parse_fabric(config::Section root) {
   FabricRunConfig c;
   FabricSpec& F = c.fabric;

@@ -47,10 +47,6 @@ struct FabricRunConfig {
 /// ("link-pair", "ring", ...). Throws ConfigError if absent.
 std::string fabric_kind(const config::Document& doc);
 
-/// The key path of the link policy every link uses for a fabric kind:
-/// "link.policy.name" (link-pair) or "defaults.link.policy.name".
-std::string policy_key(const std::string& kind);
-
 /// True if `id` can name a node of a UALink fabric: 1 to 256 characters, each
 /// a letter, digit, '_' or '-'. Dots would split the NODE.PORT endpoint syntax
 /// and SystemC's module hierarchy, spaces are illegal in SystemC names, and

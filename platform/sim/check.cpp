@@ -1,37 +1,14 @@
 #include "platform/sim/check.h"
 
-#include <fmt/format.h>
-
-#include "platform/config/link_config.h"
 #include "platform/fabric/fabric_config.h"
-#include "platform/fabric/fabric_graph.h"
-#include "platform/fabric/host_config.h"
-#include "platform/sim/fabric_run.h"
+#include "platform/sim/run_kind.h"
 
 namespace fabricsim::sim {
 
 FabricCheck check_document(std::shared_ptr<config::Document> doc) {
-  FabricCheck c;
-  c.kind = fabric::fabric_kind(*doc);
-  if (c.kind == "link-pair") {
-    const auto cfg = config::parse_link_experiment(config::root_section(doc));
-    c.name = cfg.name;
-    c.summary = fmt::format("fabric {} (link-pair): 2 endpoints, 1 link, policy {}\n", cfg.name, cfg.link.policy_name);
-    return c;
-  }
-  if (c.kind == "pcie-host") {
-    const auto hc = fabric::parse_host(config::root_section(doc));
-    c.name = hc.host.name;
-    c.summary = fabric::host_summary(hc);
-    c.dot = fabric::host_dot(hc.host);
-    return c;
-  }
-  const auto cfg = fabric::parse_fabric(config::root_section(doc));
-  validate_fabric(cfg);
-  const fabric::FabricGraph g(cfg.fabric);
-  c.name = cfg.fabric.name;
-  c.summary = g.summary();
-  c.dot = g.to_dot();
+  const std::string kind = fabric::fabric_kind(*doc);
+  FabricCheck c = run_kind(kind).check(doc);
+  c.kind = kind;
   return c;
 }
 

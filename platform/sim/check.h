@@ -12,10 +12,10 @@ namespace fabricsim::sim {
 
 /// What `check` reports for one fabric file.
 struct FabricCheck {
-  std::string kind;     ///< fabric.kind: link-pair, pcie-host, ring, switched-pod, explicit
+  std::string kind;     ///< fabric.kind: link-pair, ring, switched-pod, explicit, pcie-host, rifl-link
   std::string name;     ///< fabric (or host) name, for the default DOT file name
   std::string summary;  ///< human summary, one or more lines, each ending in '\n'
-  std::string dot;      ///< Graphviz DOT of the fabric or host; empty for link-pair (no fabric graph)
+  std::string dot;      ///< Graphviz DOT of the fabric or host; empty for link-pair and rifl-link (no fabric graph)
 };
 
 /// Check an already loaded document (overrides applied). Throws

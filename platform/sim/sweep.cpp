@@ -31,6 +31,7 @@
 #include "platform/fabric/host_config.h"
 #include "platform/report/files.h"
 #include "platform/report/identity.h"
+#include "platform/sim/run_kind.h"
 #include "platform/stats/summary.h"
 
 #ifdef FABRICSIM_MPI
@@ -46,55 +47,6 @@ using report::read_file;
 using report::write_atomic;
 
 namespace {
-const std::vector<std::string> kLinkColumns{"policy",
-                                            "seed",
-                                            "goodput_gbps",
-                                            "p99_us",
-                                            "replayed_flits",
-                                            "fec_bytes",
-                                            "control_bytes",
-                                            "terminal_failures",
-                                            "first_attempt_errors",
-                                            "delivered_flits"};
-const std::vector<std::string> kLinkMetrics{
-    "goodput_gbps",         "p99_us",         "replayed_flits", "fec_bytes", "control_bytes", "terminal_failures",
-    "first_attempt_errors", "delivered_flits"};
-const std::vector<std::string> kFabricColumns{"ranks",   "size_bytes",     "policy",   "seed",
-                                              "time_us", "replayed_flits", "fec_bytes"};
-const std::vector<std::string> kFabricMetrics{"time_us", "replayed_flits", "fec_bytes"};
-// PCIe host cells (host_run.cpp): the report's per-operation table (host-bridge.md §4, §7).
-const std::vector<std::string> kHostColumns{"group",  "transport", "size_bytes", "ops",         "mean_us",
-                                            "p50_us", "p99_us",    "max_us",     "ops_over_1ms"};
-const std::vector<std::string> kHostRowKeys{"group",         "transport", "size_bytes", "seed",   "ops",
-                                            "mean_us",       "p50_us",    "p99_us",     "max_us", "ops_over_1ms",
-                                            "stalled_reads", "drains",    "selection",  "picks",  "round_us"};
-const std::vector<std::string> kHostMetrics{"mean_us", "p50_us", "p99_us", "max_us", "ops_over_1ms"};
-// RIFL link runs (rifl_experiment.cpp): the BER study's table (rifl.md "Evaluation setup").
-const std::vector<std::string> kRiflColumns{"ber",
-                                            "bandwidth_ratio",
-                                            "mean_latency_ns",
-                                            "p99_latency_ns",
-                                            "p999_latency_ns",
-                                            "retransmitted_frames",
-                                            "undetected_errors",
-                                            "mtbf_years"};
-const std::vector<std::string> kRiflRowKeys{"ber",
-                                            "bandwidth_ratio",
-                                            "analytic_bandwidth_ratio",
-                                            "mean_latency_ns",
-                                            "p99_latency_ns",
-                                            "p999_latency_ns",
-                                            "retransmitted_frames",
-                                            "undetected_errors",
-                                            "mtbf_years",
-                                            "frame_bits",
-                                            "payload_bytes",
-                                            "bandwidth_efficiency",
-                                            "goodput_gbps",
-                                            "seed"};
-const std::vector<std::string> kRiflMetrics{"bandwidth_ratio", "mean_latency_ns",      "p99_latency_ns",
-                                            "p999_latency_ns", "retransmitted_frames", "undetected_errors"};
-
 std::vector<std::uint64_t> read_seeds(config::Section& s, const std::string& key, bool required) {
   std::vector<std::uint64_t> out;
   if (!s.has(key)) {
@@ -131,10 +83,8 @@ Study load_study(const std::string& path) {
     const auto fdoc = config::load_document(st.fabric);
     st.fabric_kind = fabric::fabric_kind(fdoc);
   }
-  const bool link_pair = st.fabric_kind == "link-pair";
-  const bool host = st.fabric_kind == "pcie-host";
-  const bool rifl = st.fabric_kind == "rifl-link";
-  const bool no_policy = host || rifl;  // no link policy to pass as --policy
+  const RunKind& kind = run_kind(st.fabric_kind);
+  const bool no_policy = !kind.has_policy();  // no link policy to pass as --policy
   if (no_policy && s.has("policies"))
     s.fail("policies", fmt::format("a {} fabric has no link policy; drop 'policies'", st.fabric_kind));
   st.policies = no_policy ? std::vector<std::string>{"none"} : s.strings("policies", {"preface"});
@@ -147,23 +97,12 @@ Study load_study(const std::string& path) {
   }
   std::set<std::string> uniq(st.policies.begin(), st.policies.end());
   if (uniq.size() != st.policies.size()) s.fail("policies", "a policy is listed twice");
-  st.seeds = read_seeds(s, "seeds", !host);
+  st.seeds = read_seeds(s, "seeds", kind.seeds_required);
   if (st.seeds.empty()) st.seeds = {1};
   st.common = s.assignments("set");
   st.explicit_columns = s.has("columns");
-  st.columns = s.strings("columns", link_pair ? kLinkColumns
-                                    : host    ? kHostColumns
-                                    : rifl    ? kRiflColumns
-                                              : kFabricColumns);
-  // The row keys each kind of run writes into result.json (link_experiment.cpp, fabric_run.cpp, host_run.cpp).
-  const std::vector<std::string> row_keys =
-      link_pair ? kLinkColumns
-      : host    ? kHostRowKeys
-      : rifl    ? kRiflRowKeys
-                : std::vector<std::string>{"ranks",      "size_bytes",     "policy",     "seed",
-                                           "time_us",    "replayed_flits", "fec_bytes",  "terminal_failures",
-                                           "algbw_GBps", "busbw_GBps",     "collective", "algorithm",
-                                           "correct"};
+  st.columns = s.strings("columns", kind.default_columns);
+  const std::vector<std::string>& row_keys = kind.row_keys;
   for (const auto& c : st.columns)
     if (c != "variant" && std::find(row_keys.begin(), row_keys.end(), c) == row_keys.end()) {
       std::string known;
@@ -171,10 +110,7 @@ Study load_study(const std::string& path) {
       known += ", variant";
       s.fail("columns", fmt::format("'{}' is not a result column of a {} run (known: {})", c, st.fabric_kind, known));
     }
-  st.metrics = s.strings("metrics", link_pair ? kLinkMetrics
-                                    : host    ? kHostMetrics
-                                    : rifl    ? kRiflMetrics
-                                              : kFabricMetrics);
+  st.metrics = s.strings("metrics", kind.default_metrics);
   for (const auto& m : st.metrics)
     if (std::find(st.columns.begin(), st.columns.end(), m) == st.columns.end())
       s.fail("metrics", fmt::format("metric '{}' is not one of the columns", m));
@@ -184,7 +120,7 @@ Study load_study(const std::string& path) {
 
   // run.seed and the link policy are the study's axes (seeds:, policies:): a
   // `set` of them would be overridden by every point's --seed / --policy.
-  const std::string policy_key = no_policy ? "" : fabric::policy_key(st.fabric_kind);
+  const std::string& policy_key = kind.policy_key;
   auto reject_axis_keys = [&](config::Section& sec, const std::string& key, const std::vector<std::string>& assigns) {
     for (const auto& a : assigns) {
       const std::string k = a.substr(0, a.find('='));
@@ -254,17 +190,10 @@ Study load_study(const std::string& path) {
     for (const auto& p : st.policies) {
       std::vector<std::string> a = st.common;
       a.insert(a.end(), v.assignments.begin(), v.assignments.end());
-      if (!no_policy) a.push_back(fabric::policy_key(st.fabric_kind) + "=" + p);
+      if (!no_policy) a.push_back(kind.policy_key + "=" + p);
       try {
         const auto fdoc = config::load_with_overrides(st.fabric, a);
-        if (link_pair)
-          config::parse_link_experiment(config::root_section(fdoc));
-        else if (host)
-          fabric::parse_host(config::root_section(fdoc));
-        else if (rifl)
-          config::parse_rifl_experiment(config::root_section(fdoc));
-        else
-          fabric::parse_fabric(config::root_section(fdoc));
+        kind.parse(fdoc);
       } catch (const config::ConfigError& e) {
         throw config::ConfigError(std::string(e.what()) + (v.name.empty() ? "" : " (variant '" + v.name + "')") +
                                   " [study " + path + "]");
@@ -445,7 +374,7 @@ std::vector<Point> make_points(const Study& st, const fs::path& out) {
             if (ch == '/' || ch == '\\' || ch == ' ') ch = '_';
           d /= fmt::format("c{:03d}{}", vi, tag.empty() ? "" : "-" + tag);
         }
-        const bool no_policy = st.fabric_kind == "pcie-host" || st.fabric_kind == "rifl-link";
+        const bool no_policy = !run_kind(st.fabric_kind).has_policy();
         if (!no_policy) d /= p;
         d /= fmt::format("s{}", s);
         pt.dir = d.string();

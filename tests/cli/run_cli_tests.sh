@@ -1294,5 +1294,15 @@ t_study_fabric_name_too_long() {
 }
 check "study fabric path longer than a file name may be: exit 2 naming study.fabric" t_study_fabric_name_too_long
 
+t_check_every_shipped_fabric() {
+  # `check` accepts every fabric file we ship, whatever its kind (rifl-link was exit 2).
+  local f
+  for f in "$ROOT"/topologies/*.yaml; do
+    fs check "$f" --dot "$RES/check-all"
+    [[ $rc -eq 0 ]] || { note "check $(basename "$f"): exit $rc: $(head -c 300 "$ERR")"; }
+  done
+}
+check "check accepts every shipped fabric file (every fabric.kind)" t_check_every_shipped_fabric
+
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -1,0 +1,191 @@
+#include "platform/sim/run_kind.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "platform/config/link_config.h"
+#include "platform/config/rifl_config.h"
+#include "platform/fabric/fabric_config.h"
+#include "platform/fabric/fabric_graph.h"
+#include "platform/fabric/host_config.h"
+#include "platform/sim/fabric_run.h"
+
+namespace fabricsim::sim {
+
+namespace {
+
+// ---- check, per family ------------------------------------------------------
+
+FabricCheck check_link_pair(std::shared_ptr<config::Document> doc) {
+  const auto cfg = config::parse_link_experiment(config::root_section(doc));
+  FabricCheck c;
+  c.name = cfg.name;
+  c.summary = fmt::format("fabric {} (link-pair): 2 endpoints, 1 link, policy {}\n", cfg.name, cfg.link.policy_name);
+  return c;
+}
+
+FabricCheck check_rifl_link(std::shared_ptr<config::Document> doc) {
+  const auto cfg = config::parse_rifl_experiment(config::root_section(doc));
+  const auto& l = cfg.link;
+  FabricCheck c;
+  c.name = cfg.name;
+  c.summary = fmt::format(
+      "fabric {} (rifl-link): 2 endpoints, 1 bonded RIFL link of {} lanes x {} Gb/s, {}-bit frames, "
+      "BER {:.3g} / {:.3g}, {} B per direction\n",
+      cfg.name, l.lanes, l.lane_rate_bps / 1e9, l.frame_bits, l.ber_ab, l.ber_ba, l.bytes_per_direction);
+  return c;
+}
+
+FabricCheck check_pcie_host(std::shared_ptr<config::Document> doc) {
+  const auto hc = fabric::parse_host(config::root_section(doc));
+  FabricCheck c;
+  c.name = hc.host.name;
+  c.summary = fabric::host_summary(hc);
+  c.dot = fabric::host_dot(hc.host);
+  return c;
+}
+
+FabricCheck check_ualink_fabric(std::shared_ptr<config::Document> doc) {
+  const auto cfg = fabric::parse_fabric(config::root_section(doc));
+  validate_fabric(cfg);
+  const fabric::FabricGraph g(cfg.fabric);
+  FabricCheck c;
+  c.name = cfg.fabric.name;
+  c.summary = g.summary();
+  c.dot = g.to_dot();
+  return c;
+}
+
+// ---- parse only, per family ---------------------------------------------------
+
+void parse_link_pair(std::shared_ptr<config::Document> d) { config::parse_link_experiment(config::root_section(d)); }
+void parse_rifl_link(std::shared_ptr<config::Document> d) { config::parse_rifl_experiment(config::root_section(d)); }
+void parse_pcie_host(std::shared_ptr<config::Document> d) { fabric::parse_host(config::root_section(d)); }
+void parse_ualink_fabric(std::shared_ptr<config::Document> d) { fabric::parse_fabric(config::root_section(d)); }
+
+// ---- result columns, per family (the "row" each run writes into result.json:
+// link_experiment.cpp, fabric_run.cpp, host_run.cpp, rifl_experiment.cpp) ----
+
+const std::vector<std::string> kLinkColumns{"policy",
+                                            "seed",
+                                            "goodput_gbps",
+                                            "p99_us",
+                                            "replayed_flits",
+                                            "fec_bytes",
+                                            "control_bytes",
+                                            "terminal_failures",
+                                            "first_attempt_errors",
+                                            "delivered_flits"};
+const std::vector<std::string> kLinkMetrics{
+    "goodput_gbps",         "p99_us",         "replayed_flits", "fec_bytes", "control_bytes", "terminal_failures",
+    "first_attempt_errors", "delivered_flits"};
+const std::vector<std::string> kFabricColumns{"ranks",   "size_bytes",     "policy",   "seed",
+                                              "time_us", "replayed_flits", "fec_bytes"};
+const std::vector<std::string> kFabricRowKeys{
+    "ranks",     "size_bytes",        "policy",     "seed",       "time_us",    "replayed_flits", "fec_bytes",
+    "terminal_failures", "algbw_GBps", "busbw_GBps", "collective", "algorithm", "correct"};
+const std::vector<std::string> kFabricMetrics{"time_us", "replayed_flits", "fec_bytes"};
+// PCIe host cells: the report's per-operation table (host-bridge.md §4, §7).
+const std::vector<std::string> kHostColumns{"group",  "transport", "size_bytes", "ops",         "mean_us",
+                                            "p50_us", "p99_us",    "max_us",     "ops_over_1ms"};
+const std::vector<std::string> kHostRowKeys{"group",         "transport", "size_bytes", "seed",   "ops",
+                                            "mean_us",       "p50_us",    "p99_us",     "max_us", "ops_over_1ms",
+                                            "stalled_reads", "drains",    "selection",  "picks",  "round_us"};
+const std::vector<std::string> kHostMetrics{"mean_us", "p50_us", "p99_us", "max_us", "ops_over_1ms"};
+// RIFL link runs: the BER study's table (rifl.md "Evaluation setup").
+const std::vector<std::string> kRiflColumns{"ber",
+                                            "bandwidth_ratio",
+                                            "mean_latency_ns",
+                                            "p99_latency_ns",
+                                            "p999_latency_ns",
+                                            "retransmitted_frames",
+                                            "undetected_errors",
+                                            "mtbf_years"};
+const std::vector<std::string> kRiflRowKeys{"ber",
+                                            "bandwidth_ratio",
+                                            "analytic_bandwidth_ratio",
+                                            "mean_latency_ns",
+                                            "p99_latency_ns",
+                                            "p999_latency_ns",
+                                            "retransmitted_frames",
+                                            "undetected_errors",
+                                            "mtbf_years",
+                                            "frame_bits",
+                                            "payload_bytes",
+                                            "bandwidth_efficiency",
+                                            "goodput_gbps",
+                                            "seed"};
+const std::vector<std::string> kRiflMetrics{"bandwidth_ratio", "mean_latency_ns",      "p99_latency_ns",
+                                            "p999_latency_ns", "retransmitted_frames", "undetected_errors"};
+
+const RunKind& link_pair() {
+  static const RunKind k{RunKind::Family::link_pair,
+                         "link.policy.name",
+                         "",
+                         kLinkColumns,
+                         kLinkColumns,
+                         kLinkMetrics,
+                         true,
+                         true,
+                         false,
+                         &check_link_pair,
+                         &parse_link_pair};
+  return k;
+}
+const RunKind& ualink_fabric() {
+  static const RunKind k{RunKind::Family::ualink_fabric,
+                         "defaults.link.policy.name",
+                         "",
+                         kFabricColumns,
+                         kFabricRowKeys,
+                         kFabricMetrics,
+                         true,
+                         true,
+                         true,
+                         &check_ualink_fabric,
+                         &parse_ualink_fabric};
+  return k;
+}
+const RunKind& pcie_host() {
+  static const RunKind k{RunKind::Family::pcie_host,
+                         "",
+                         "a pcie-host fabric has no link policy (its links are error-free PCIe)",
+                         kHostColumns,
+                         kHostRowKeys,
+                         kHostMetrics,
+                         false,
+                         false,
+                         true,
+                         &check_pcie_host,
+                         &parse_pcie_host};
+  return k;
+}
+const RunKind& rifl_link() {
+  static const RunKind k{RunKind::Family::rifl_link,
+                         "",
+                         "a rifl-link fabric has no FEC policy (RIFL retransmits; see docs/models/rifl.md)",
+                         kRiflColumns,
+                         kRiflRowKeys,
+                         kRiflMetrics,
+                         true,
+                         false,
+                         false,
+                         &check_rifl_link,
+                         &parse_rifl_link};
+  return k;
+}
+
+}  // namespace
+
+const RunKind& run_kind(const std::string& kind) {
+  if (kind == "link-pair") return link_pair();
+  if (kind == "ring" || kind == "switched-pod" || kind == "explicit") return ualink_fabric();
+  if (kind == "pcie-host") return pcie_host();
+  if (kind == "rifl-link") return rifl_link();
+  throw std::invalid_argument("run_kind: unknown fabric kind '" + kind + "'");
+}
+
+const RunKind& run_kind_of(const config::Document& doc) { return run_kind(fabric::fabric_kind(doc)); }
+
+}  // namespace fabricsim::sim
