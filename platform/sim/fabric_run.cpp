@@ -511,6 +511,15 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
                  {"first_attempt_errors", first_err},
                  {"terminal_failures", res.terminal_failures},
                  {"completions", kernel->completions()}};
+  // Each switch's statistics, read by name (models/switch/core/switch_core.h), in fabric order.
+  nlohmann::ordered_json switches = nlohmann::ordered_json::object();
+  for (const auto& m : modules)
+    if (const auto* sw = dynamic_cast<const models::ualink_switch*>(m.get())) {
+      nlohmann::ordered_json st = nlohmann::ordered_json::object();
+      sw->visit_stats([&](std::string_view name, std::uint64_t v) { st[std::string(name)] = v; });
+      switches[sw->name()] = st;
+    }
+  if (!switches.empty()) j["switches"] = switches;
   j["row"] = {{"ranks", N},
               {"size_bytes", row.size_bytes},
               {"policy", cfg.default_link.policy_name},
