@@ -1,5 +1,12 @@
 #include "models/switch/ualink_switch.h"
 
 namespace fabricsim::models {
+
+ualink_switch::ualink_switch(const sc_core::sc_module_name& name, const node_config& cfg)
+    : sc_module(name),
+      p_(std::any_cast<switch_params>(cfg.params)),
+      core_(sc_module::name(), switching::SwitchParams{p_.latency_ps, p_.output_queue_flits, cfg.ports}) {}
+
 FABRICSIM_REGISTER_MODEL("ualink-switch", ualink_switch);
+
 }  // namespace fabricsim::models

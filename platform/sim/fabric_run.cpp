@@ -51,6 +51,19 @@ class GraphRouting : public fabric_core::Routing {
   std::shared_ptr<const fabric::FabricGraph> g_;
 };
 
+// A switch's forwarding table from the fabric graph's routes: one entry per
+// destination rank it can reach (the fabric check rejects fabrics where an
+// accelerator cannot reach another, so a missing entry is never used).
+void fill_forwarding_table(switching::UalinkSwitch& sw, std::size_t node, const fabric::FabricGraph& g, int ranks) {
+  for (int r = 0; r < ranks; ++r) {
+    try {
+      sw.set_route(r, g.next_hop(node, r).port);
+    } catch (const fabric::FabricError&) {
+      // no route from this switch to rank r
+    }
+  }
+}
+
 struct Timing {
   std::vector<std::uint64_t> start;             // per iteration
   std::vector<std::vector<std::uint64_t>> end;  // per iteration, per rank
@@ -179,16 +192,6 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   for (int i = 0; i < N; ++i) fabric_of[i] = cfg.workload.rank_map.empty() ? i : cfg.workload.rank_map[i];
   for (int i = 0; i < N; ++i) sched_of[fabric_of[i]] = i;
 
-  // Timing core.
-  std::vector<fabric_core::EngineNode> en;
-  for (const auto& n : F.nodes)
-    en.push_back({"fabric." + n.id, n.kind == "accelerator", n.rank, n.kind == "accelerator" ? 0 : n.sw.latency_ps,
-                  n.kind == "accelerator" ? 0u : n.sw.output_queue_flits});
-  std::vector<fabric_core::EngineLink> el;
-  for (const auto& l : F.links) el.push_back({l.a, l.b, l.a_port, l.b_port, l.link, l.id});
-  auto engine = std::make_unique<fabric_core::FabricEngine>(std::move(en), std::move(el), cfg.seed,
-                                                            std::make_shared<GraphRouting>(graph));
-
   // Modules through the registry, by kind.
   std::vector<std::unique_ptr<sc_core::sc_module>> modules;
   std::vector<models::accelerator*> acc(N, nullptr);
@@ -222,6 +225,21 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
       rank_names[n.rank] = modules.back()->name();
     }
   }
+  // Timing core: the scheduler drives each switch module's component.
+  auto routing = std::make_shared<GraphRouting>(graph);
+  std::vector<fabric_core::EngineNode> en;
+  for (std::size_t i = 0; i < F.nodes.size(); ++i) {
+    const auto& n = F.nodes[i];
+    fabric_core::EngineNode e{"fabric." + n.id, n.kind == "accelerator", n.rank, nullptr};
+    if (auto* sw = dynamic_cast<models::ualink_switch*>(modules[i].get())) {
+      fill_forwarding_table(sw->component(), i, *graph, N);
+      e.component = &sw->component();
+    }
+    en.push_back(e);
+  }
+  std::vector<fabric_core::EngineLink> el;
+  for (const auto& l : F.links) el.push_back({l.a, l.b, l.a_port, l.b_port, l.link, l.id});
+  auto engine = std::make_unique<fabric_core::FabricEngine>(std::move(en), std::move(el), cfg.seed, routing);
   auto kernel = std::make_unique<models::fabric_kernel>("fabric", std::move(engine), N, rank_names, cfg.deadline_ps);
   for (int r = 0; r < N; ++r) {
     acc[r]->dma.bind(kernel->dma_in);
@@ -493,6 +511,15 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
                  {"first_attempt_errors", first_err},
                  {"terminal_failures", res.terminal_failures},
                  {"completions", kernel->completions()}};
+  // Each switch's statistics, read by name (models/switch/core/switch_core.h), in fabric order.
+  nlohmann::ordered_json switches = nlohmann::ordered_json::object();
+  for (const auto& m : modules)
+    if (const auto* sw = dynamic_cast<const models::ualink_switch*>(m.get())) {
+      nlohmann::ordered_json st = nlohmann::ordered_json::object();
+      sw->visit_stats([&](std::string_view name, std::uint64_t v) { st[std::string(name)] = v; });
+      switches[sw->name()] = st;
+    }
+  if (!switches.empty()) j["switches"] = switches;
   j["row"] = {{"ranks", N},
               {"size_bytes", row.size_bytes},
               {"policy", cfg.default_link.policy_name},

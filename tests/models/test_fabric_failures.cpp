@@ -131,6 +131,16 @@ TEST(BackPressure, FullOutputQueueStallsTheSendersNotTheData) {
   EXPECT_GT(col(r.links_csv, "fabric.acc1,", "admission_stall_credit_ns") +
                 col(r.links_csv, "fabric.acc2,", "admission_stall_credit_ns"),
             0u);
+  // The switch module publishes its component's statistics (result.json switches.sw0):
+  // every flit of the two 64-KiB writes (2 x 103 flits of 640 B) crossed it, its
+  // output queue filled to its bound and inputs blocked behind it.
+  const auto& sw = r.json.at("switches").at("sw0");
+  EXPECT_EQ(sw.at("received_flits").get<std::uint64_t>(), 206u);
+  EXPECT_EQ(sw.at("forwarded_flits").get<std::uint64_t>(), 206u);
+  EXPECT_EQ(sw.at("max_output_queue_flits").get<std::uint64_t>(), 4u);
+  EXPECT_GT(sw.at("input_blocks").get<std::uint64_t>(), 0u);
+  EXPECT_GT(sw.at("input_blocked_ps").get<std::uint64_t>(), 0u);
+  EXPECT_EQ(sw.at("max_input_buffer_flits").get<std::uint64_t>(), col(r.links_csv, "fabric.acc", "max_input_buffer"));
 }
 
 TEST(BackPressure, UnboundedOutputQueueNeverStalls) {
@@ -138,4 +148,5 @@ TEST(BackPressure, UnboundedOutputQueueNeverStalls) {
   ASSERT_TRUE(r.ok) << r.diagnosis;
   EXPECT_GT(col(r.links_csv, "fabric.sw0,0,", "max_queue"), 4u);
   EXPECT_EQ(col(r.links_csv, "fabric.acc1,", "admission_stall_credit_ns"), 0u);
+  EXPECT_EQ(r.json.at("switches").at("sw0").at("input_blocks").get<std::uint64_t>(), 0u);
 }

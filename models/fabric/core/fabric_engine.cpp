@@ -14,8 +14,12 @@ FabricEngine::FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink
                            std::shared_ptr<const Routing> routing)
     : nodes_(std::move(nodes)), routing_(std::move(routing)) {
   out_dir_.resize(nodes_.size());
+  in_dir_.resize(nodes_.size());
   for (std::size_t n = 0; n < nodes_.size(); ++n) {
-    if (!nodes_[n].accelerator) continue;
+    if (!nodes_[n].accelerator) {
+      if (!nodes_[n].component) throw std::invalid_argument("node " + nodes_[n].name + " has no component");
+      continue;
+    }
     const int r = nodes_[n].rank;
     if (r < 0) throw std::invalid_argument("accelerator " + nodes_[n].name + " has no rank");
     if (static_cast<std::size_t>(r) >= rank_node_.size()) rank_node_.resize(r + 1, kNone);
@@ -39,15 +43,56 @@ FabricEngine::FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink
       dir.credit_delay = l.config.control_base_delay_ps + l.config.propagation_ps;
       const std::size_t idx = dirs_.size();
       dir.eng->set_delivery_hook([this, idx](std::uint64_t, ps_t t) { on_delivery(idx, t); });
-      dir.eng->set_admit_hook([this, idx](ps_t t) { on_admit(idx, t); });
+      for (const std::size_t end : {dir.from, dir.to}) {
+        const common::FlitComponent* c = nodes_[end].component;
+        const std::uint32_t port = end == dir.from ? dir.from_port : dir.to_port;
+        if (c && port >= c->ports())
+          throw std::invalid_argument("link on port " + std::to_string(port) + " of " + nodes_[end].name +
+                                      ", which has " + std::to_string(c->ports()) + " ports");
+      }
+      dir.to_component = nodes_[dir.to].component;
+      // A component learns of every admission on its output ports (its output queue shrank).
+      if (common::FlitComponent* c = nodes_[dir.from].component) {
+        const std::uint32_t port = dir.from_port;
+        dir.eng->set_admit_hook([c, port](ps_t t) { c->admitted(port, t); });
+      }
       auto& ports = out_dir_[dir.from];
       if (ports.size() <= dir.from_port) ports.resize(dir.from_port + 1, kNone);
       ports[dir.from_port] = idx;
+      auto& in = in_dir_[dir.to];
+      if (in.size() <= dir.to_port) in.resize(dir.to_port + 1, kNone);
+      in[dir.to_port] = idx;
       dirs_.push_back(std::move(dir));
     }
   }
   scheduled_.assign(dirs_.size(), link::kNever);
-  waiters_.resize(dirs_.size());
+  for (std::size_t n = 0; n < nodes_.size(); ++n) {
+    if (!nodes_[n].component) continue;
+    attachments_.push_back(std::make_unique<Attachment>(*this, n));
+    nodes_[n].component->bind(*attachments_.back());
+  }
+}
+
+void FabricEngine::Attachment::send(std::uint32_t port, ps_t t, const FlitTag& tag) {
+  const auto& ports = e_.out_dir_[node_];
+  if (port >= ports.size() || ports[port] == kNone)
+    throw std::logic_error(e_.nodes_[node_].name + ": send on port " + std::to_string(port) + ", which has no link");
+  e_.offer(ports[port], t, tag);
+}
+
+void FabricEngine::Attachment::return_credit(std::uint32_t port, ps_t t) {
+  const auto& ports = e_.in_dir_[node_];
+  if (port >= ports.size() || ports[port] == kNone)
+    throw std::logic_error(e_.nodes_[node_].name + ": credit on port " + std::to_string(port) + ", which has no link");
+  e_.credit_back(ports[port], t);
+}
+
+// The receive-buffer slot of a flit delivered on direction d was freed at t:
+// its credit reaches the transmitter after the link's control delay.
+void FabricEngine::credit_back(std::size_t d, ps_t t) {
+  Direction& dir = dirs_[d];
+  dir.eng->return_credit(t + dir.credit_delay);
+  if (dir.eng->credits() == 0) schedule(d);  // the credit may wake a starved transmitter
 }
 
 std::uint64_t FabricEngine::post(int src, int dst, std::uint64_t bytes, ps_t t, std::uint64_t cookie, TransferKind) {
@@ -94,8 +139,12 @@ void FabricEngine::on_delivery(std::size_t d, ps_t t) {
   Direction& dir = dirs_[d];
   const FlitTag tag = dir.tags.front();
   dir.tags.pop_front();
+  if (dir.to_component) {
+    dir.to_component->receive(dir.to_port, t, tag);
+    return;
+  }
   const EngineNode& node = nodes_[dir.to];
-  if (node.accelerator && node.rank == tag.dst_rank) {
+  if (node.rank == tag.dst_rank) {
     // Consumed at once (written to memory): its buffer slot's credit goes back
     // (direction d is the one being stepped; run() reschedules it).
     dir.eng->return_credit(t + dir.credit_delay);
@@ -106,49 +155,12 @@ void FabricEngine::on_delivery(std::size_t d, ps_t t) {
     }
     return;
   }
-  // A forwarding node: the flit waits in this input's buffer for the crossbar.
-  dir.input.push_back(tag);
-  if (dir.input.size() > dir.max_input) dir.max_input = dir.input.size();
-  if (dir.blocked_on == kNoDir) forward(d, t);
-}
-
-bool FabricEngine::has_room(std::size_t o) const {
-  const std::uint32_t q = nodes_[dirs_[o].from].output_queue_flits;
-  return q == 0 || dirs_[o].eng->waiting() < q;
-}
-
-// Move head-of-line flits of input `d` through the crossbar while their
-// output queues have room; a full output blocks the input (back-pressure
-// reaches the upstream transmitter through the credits it does not get back).
-void FabricEngine::forward(std::size_t d, ps_t t) {
-  Direction& in = dirs_[d];
-  const EngineNode& node = nodes_[in.to];
-  while (!in.input.empty()) {
-    const FlitTag tag = in.input.front();
-    const Hop h = routing_->next_hop(in.to, tag.dst_rank);
-    const std::size_t o = out_dir_[in.to][h.port];
-    if (!has_room(o)) {
-      in.blocked_on = o;
-      waiters_[o].push_back(d);
-      return;
-    }
-    in.input.pop_front();
-    in.eng->return_credit(t + in.credit_delay);
-    if (in.eng->credits() == 0) schedule(d);  // the credit may wake a starved transmitter
-    offer(o, t + node.switch_latency_ps, tag);
-  }
-}
-
-// Output `o` admitted a flit (its queue shrank): serve blocked inputs in
-// the order they blocked (round robin).
-void FabricEngine::on_admit(std::size_t o, ps_t t) {
-  auto& w = waiters_[o];
-  while (!w.empty() && has_room(o)) {
-    const std::size_t d = w.front();
-    w.pop_front();
-    dirs_[d].blocked_on = kNoDir;
-    forward(d, t);
-  }
+  // An accelerator relays a flit for another rank at once (rings): its credit
+  // goes back and it leaves by the route's port at the same instant.
+  dir.max_relay = 1;
+  credit_back(d, t);
+  const Hop h = routing_->next_hop(dir.to, tag.dst_rank);
+  offer(out_dir_[dir.to][h.port], t, tag);
 }
 
 ps_t FabricEngine::next_event_time() {
@@ -201,8 +213,9 @@ ps_t FabricEngine::run(ps_t limit, std::vector<Completion>& out) {
 
 DirectionStats FabricEngine::direction_stats(std::size_t d) const {
   const Direction& dir = dirs_[d];
+  const std::uint64_t max_input = dir.to_component ? dir.to_component->max_input_flits(dir.to_port) : dir.max_relay;
   return {nodes_[dir.from].name,     nodes_[dir.to].name, dir.from_port, &dir.eng->stats(),
-          dir.eng->replayed_flits(), dir.max_queue,       dir.max_input};
+          dir.eng->replayed_flits(), dir.max_queue,       max_input};
 }
 
 std::string FabricEngine::diagnosis() const {
@@ -214,13 +227,8 @@ std::string FabricEngine::diagnosis() const {
        << " went down: " << dir.eng->diagnosis();
   }
   std::size_t shown = 0;
-  for (const auto& dir : dirs_) {
-    if (dir.blocked_on == kNoDir || shown >= 8) continue;
-    const Direction& o = dirs_[dir.blocked_on];
-    os << "\n  " << nodes_[dir.to].name << " input port " << dir.to_port << " holds " << dir.input.size()
-       << " flit(s) blocked on output port " << o.from_port << " (queue " << o.eng->waiting() << " full)";
-    ++shown;
-  }
+  for (const auto& n : nodes_)
+    if (n.component && shown < 8) shown += n.component->dump_blocked(os, 8 - shown);
   for (const auto& dir : dirs_) {
     if (dir.tags.empty() || shown >= 8) continue;
     os << "\n  " << nodes_[dir.from].name << ".port" << dir.from_port << " -> " << nodes_[dir.to].name << ": "

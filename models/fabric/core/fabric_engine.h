@@ -1,15 +1,19 @@
 #pragma once
-// Flit-level timing core of a multi-link fabric: one LinkEngine per link
-// direction, switch crossbars, routing, and one global event order across all
-// links (a conservative sequential discrete-event loop). Plain C++, no
-// SystemC: the fabric_kernel module (models/fabric/fabric_kernel.h) wraps it
-// and synchronises it with the accelerators' software threads.
+// Flit-level scheduler of a multi-link fabric: one LinkEngine per link
+// direction and one global event order across all links (a conservative
+// sequential discrete-event loop). It delivers each flit to the component at
+// the far end of its link (a switch, through common::FlitComponent) or to the
+// accelerator endpoint; what a switch does with it lives in the switch
+// (models/switch/core/switch_core.h). Plain C++, no SystemC: the
+// fabric_kernel module (models/fabric/fabric_kernel.h) wraps it and
+// synchronises it with the accelerators' software threads.
 #include <cstdint>
 #include <memory>
 #include <queue>
 #include <string>
 #include <vector>
 
+#include "models/common/flit_component.h"
 #include "models/fabric/core/radix_heap.h"
 #include "models/fabric/core/timing_core.h"
 #include "models/link/core/link_engine.h"
@@ -25,23 +29,27 @@ struct Hop {
   std::size_t next_node = 0;
 };
 
-/// Routing the engine needs; the platform implements it over its fabric graph.
+/// Routing over the fabric graph; the platform implements it. The engine
+/// uses first_hops() for the source's striping and next_hop() where an
+/// accelerator relays a flit (rings); switches carry their own forwarding
+/// tables (filled from next_hop() at elaboration).
 class Routing {
  public:
   virtual ~Routing() = default;
   /// Equal-cost first hops of accelerator rank src toward rank dst (non-empty for src != dst).
   virtual std::vector<Hop> first_hops(int src_rank, int dst_rank) const = 0;
-  /// Forwarding-table entry of a switch node toward rank dst.
+  /// Forwarding-table entry of a node toward rank dst.
   virtual Hop next_hop(std::size_t node, int dst_rank) const = 0;
 };
 
-/// Node as the engine sees it.
+/// Node as the engine sees it: an accelerator endpoint, or a component that
+/// forwards flits (a switch), owned elsewhere (its SystemC module) and
+/// outliving the engine.
 struct EngineNode {
   std::string name;  ///< module name, for diagnoses
   bool accelerator = false;
-  int rank = -1;                         ///< accelerators only
-  ps_t switch_latency_ps = 0;            ///< forwarding nodes: per-flit crossbar latency
-  std::uint32_t output_queue_flits = 0;  ///< forwarding nodes: output queue capacity (0 = unbounded)
+  int rank = -1;                                ///< accelerators only
+  common::FlitComponent* component = nullptr;  ///< non-accelerators: the component at this node
 };
 
 /// Link as the engine sees it: ports a.pa <-> b.pb; direction 0 carries a->b.
@@ -66,12 +74,18 @@ struct DirectionStats {
 ///
 /// post() injects a transfer of `bytes` from one accelerator to another; its
 /// flits (ceil(bytes / flit payload)) are striped round-robin over the
-/// equal-cost first hops, cross links (replay, FEC, channel errors per link)
-/// and switches (latency, then the output port's admission queue: output
-/// queueing, FIFO, ties by arrival order), and the transfer completes when its
-/// last flit arrives. run() processes events in global time order.
-/// Errors: std::invalid_argument for a bad post (unknown rank, src == dst,
-/// time before the engine's horizon).
+/// equal-cost first hops and cross links (replay, FEC, channel errors per
+/// link). A flit delivered in order at a node with a component (a switch) is
+/// handed to it (FlitComponent::receive), which sends it on through the
+/// node's links (NodeLinks) and returns its credit; each admission of a flit
+/// the component sent is reported back to it (FlitComponent::admitted). At an
+/// accelerator a flit for its rank is consumed at once (its credit goes
+/// back); a flit for another rank is relayed at once by Routing::next_hop
+/// (rings: no latency, no queue limit). The transfer completes when its last
+/// flit arrives. run() processes events in global time order.
+/// Errors: std::invalid_argument at construction for a non-accelerator node
+/// without a component or a link on a port the component lacks; for a bad
+/// post (unknown rank, src == dst, time before the engine's horizon).
 class FabricEngine : public TimingCore {
  public:
   FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink> links, std::uint64_t seed,
@@ -101,26 +115,30 @@ class FabricEngine : public TimingCore {
   std::string diagnosis() const override;
 
  private:
-  struct FlitTag {
-    std::uint64_t transfer;
-    std::int32_t dst_rank;
-  };
+  using FlitTag = common::FlitTag;
   struct Direction {
     std::unique_ptr<link::LinkEngine> eng;
     std::size_t from, to;
     std::uint32_t from_port, to_port;
-    link::RingQueue<FlitTag> tags;   // tags of offered, undelivered flits, in seq order
-    link::RingQueue<FlitTag> input;  // delivered into a forwarding node, not yet through its crossbar
+    common::FlitComponent* to_component = nullptr;  // receives the delivered flits (nullptr: accelerator)
+    link::RingQueue<FlitTag> tags;                  // tags of offered, undelivered flits, in seq order
     std::uint64_t max_queue = 0;
-    std::uint64_t max_input = 0;
-    std::size_t blocked_on = kNoDir;  // output direction this input waits for (head-of-line)
+    std::uint64_t max_relay = 0;  // accelerators: 1 once a flit was relayed (held for the relay)
     ps_t credit_delay = 0;
   };
-  static constexpr std::size_t kNoDir = static_cast<std::size_t>(-1);
-  void forward(std::size_t in_dir, ps_t t);
-  void on_admit(std::size_t out_dir, ps_t t);
-  bool has_room(std::size_t out_dir) const;
-  std::vector<link::RingQueue<std::size_t>> waiters_;  // per output direction: blocked inputs, FIFO (round robin)
+  /// The links of one component's node, as NodeLinks.
+  class Attachment : public common::NodeLinks {
+   public:
+    Attachment(FabricEngine& e, std::size_t node) : e_(e), node_(node) {}
+    void send(std::uint32_t port, ps_t t, const FlitTag& tag) override;
+    void return_credit(std::uint32_t port, ps_t t) override;
+
+   private:
+    FabricEngine& e_;
+    std::size_t node_;
+  };
+  void credit_back(std::size_t dir, ps_t t);
+  std::vector<std::unique_ptr<Attachment>> attachments_;
   struct Transfer {
     std::uint64_t cookie;
     std::uint64_t flits_left;
@@ -134,6 +152,7 @@ class FabricEngine : public TimingCore {
   std::vector<EngineNode> nodes_;
   std::vector<Direction> dirs_;
   std::vector<std::vector<std::size_t>> out_dir_;  // node -> port -> direction index (or npos)
+  std::vector<std::vector<std::size_t>> in_dir_;   // node -> port -> incoming direction index (or npos)
   std::vector<std::size_t> rank_node_;
   std::shared_ptr<const Routing> routing_;
   std::uint64_t flit_bytes_ = 640;
