@@ -140,7 +140,7 @@ void fabric_kernel::b_transport_tlm(int k, tlm::tlm_generic_payload& tx, sc_core
     tx.set_response_status(tlm::TLM_OK_RESPONSE);
     return;
   }
-  if (tx.get_byte_enable_ptr() != nullptr && tx.get_byte_enable_length() > 0) {
+  if (tx.get_byte_enable_ptr() != nullptr) {  // byte enables are not supported
     tx.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
     return;
   }
@@ -162,6 +162,7 @@ void fabric_kernel::b_transport_tlm(int k, tlm::tlm_generic_payload& tx, sc_core
     tx.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     return;
   }
+  // A read of a timing-only memory (workload.data: false) takes its time and leaves the data untouched.
   Foreign& f = foreign_[k];
   if (!f.finished) {  // b_transport re-entered from a second thread on one socket
     tx.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);

@@ -120,6 +120,18 @@ void validate_fabric(const fabric::FabricRunConfig& cfg) {
   address_map(cfg);  // overlapping `address:` values
 }
 
+void check_runnable(const fabric::FabricRunConfig& cfg) {
+  // tlm-initiator nodes are bound by user code after elaboration
+  // (FabricPlatform); this program has no initiator to bind them to.
+  for (const auto& n : cfg.fabric.nodes)
+    if (n.kind == fabric::kTlmInitiator)
+      throw fabric::FabricError(fmt::format(
+          "{}: key '{}': node '{}' (kind tlm-initiator) is an external TLM-2.0 initiator bound by user code after "
+          "elaboration (docs/user-guide.md \"Attaching your own SystemC model\"); `fabricsim run` has none to bind "
+          "(`fabricsim check` accepts the fabric)",
+          n.src.where, n.src.key, n.id));
+}
+
 std::uint64_t available_memory_bytes() {
   // Linux: MemAvailable (free memory plus what the kernel can reclaim) in kB.
   std::ifstream f("/proc/meminfo");
@@ -153,15 +165,7 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   for (int i = 0; i < N; ++i) fabric_of[i] = cfg.workload.rank_map.empty() ? i : cfg.workload.rank_map[i];
   for (int i = 0; i < N; ++i) sched_of[fabric_of[i]] = i;
 
-  // tlm-initiator nodes are bound by user code after elaboration
-  // (FabricPlatform); this program has no initiator to bind them to.
-  for (const auto& n : F.nodes)
-    if (n.kind == fabric::kTlmInitiator)
-      throw fabric::FabricError(fmt::format(
-          "{}: key '{}': node '{}' (kind tlm-initiator) is an external TLM-2.0 initiator bound by user code after "
-          "elaboration (docs/user-guide.md \"Attaching your own SystemC model\"); `fabricsim run` has none to bind "
-          "(`fabricsim check` accepts the fabric)",
-          n.src.where, n.src.key, n.id));
+  check_runnable(cfg);
   FabricPlatform plat(cfg, /*validated=*/true);
   std::vector<models::accelerator*> acc(N, nullptr);
   for (int r = 0; r < N; ++r) acc[r] = &plat.accelerator(r);
