@@ -331,7 +331,9 @@ std::string fabric_kernel::fmt_deadline() const {
 }
 
 void fabric_kernel::kernel_thread() {
-  std::vector<fabric_core::Completion> done;
+  // A member, not a local: with external initiators the thread is still
+  // suspended when the simulation ends, and its stack is never unwound.
+  std::vector<fabric_core::Completion>& done = done_batch_;
   for (int r = 0; r < endpoints_; ++r)
     if (!ctl_[r]) fail("endpoint " + std::to_string(r) + " has no accelerator or memory attached");
   while (true) {

@@ -166,7 +166,8 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
   OpTraceHook op_trace_;
   std::vector<std::unique_ptr<tlm_socket>> tlm_in_;
   std::vector<Foreign> foreign_;
-  int foreign_idle_ = 0;  // external initiators outside b_transport: may send from now on
+  int foreign_idle_ = 0;                             // external initiators outside b_transport: may send from now on
+  std::vector<fabric_core::Completion> done_batch_;  // the kernel thread's completions of one instant
   fabric_core::AddressMap map_;
 };
 
