@@ -366,8 +366,8 @@ void fabric_kernel::kernel_thread() {
       // that instant (b_transport annotates it; a read request's data is read
       // from a memory no rank can change before it, the core never passing
       // the ranks' horizon), so no wait.
-      bool foreign_only = true;
-      for (const auto& c : done) foreign_only = foreign_only && ops_[c.cookie].foreign >= 0;
+      bool foreign_only = !foreign_.empty();  // (no scan on fabrics without external initiators)
+      for (std::size_t i = 0; foreign_only && i < done.size(); ++i) foreign_only = ops_[done[i].cookie].foreign >= 0;
       if (tc > now_ps() && !foreign_only) sc_core::wait(sc_core::sc_time::from_value(tc - now_ps()));
       for (const auto& c : done) complete(c);
       if (progress_ && (completions_ >> 12) != ((completions_ - done.size()) >> 12)) progress_(tc, completions_);
