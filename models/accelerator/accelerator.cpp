@@ -18,6 +18,7 @@ accelerator::accelerator(const sc_core::sc_module_name& name, const node_config&
       memory_(p_.functional ? p_.memory_bytes : 0, 0),
       flags_(p_.flags, 0) {
   mem.register_b_transport(this, &accelerator::b_transport_mem);
+  mem.register_transport_dbg(this, &accelerator::transport_dbg_mem);
   SC_HAS_PROCESS(accelerator);
   SC_THREAD(run);
 }
@@ -195,6 +196,22 @@ void accelerator::b_transport_mem(tlm::tlm_generic_payload& tx, sc_core::sc_time
     std::memcpy(tx.get_data_ptr(), memory_.data() + a, n);
   }
   tx.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned accelerator::transport_dbg_mem(tlm::tlm_generic_payload& tx) {
+  const std::uint64_t a = tx.get_address();
+  const std::uint64_t n = tx.get_data_length();
+  if (a > p_.memory_bytes || n > p_.memory_bytes - a) {
+    tx.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return 0;
+  }
+  tx.set_response_status(tlm::TLM_OK_RESPONSE);
+  if (!p_.functional || !tx.get_data_ptr() || tx.get_command() == tlm::TLM_IGNORE_COMMAND) return 0;
+  if (tx.is_write())
+    std::memcpy(memory_.data() + a, tx.get_data_ptr(), n);
+  else
+    std::memcpy(tx.get_data_ptr(), memory_.data() + a, n);
+  return static_cast<unsigned>(n);
 }
 
 FABRICSIM_REGISTER_MODEL("accelerator", accelerator);

@@ -24,7 +24,8 @@ namespace fabricsim::models {
 /// Sockets: `dma` (initiator) posts operations to the fabric (payload
 /// extension dma_ext); `mem` (target) is local memory, written and read by
 /// the fabric (addresses >= kFlagBase are flag doorbells: a write adds its
-/// value); `sync` (port) tells the fabric kernel this rank's state.
+/// value; transport_dbg reads and writes memory, not flags, without timing;
+/// a timing-only memory transfers 0 bytes); `sync` (port) tells the fabric kernel this rank's state.
 /// The program (set_program) runs in the SC_THREAD `run`; when it returns the
 /// rank is done. Errors: out-of-range addresses throw std::out_of_range
 /// from the software calls; a TLM access outside memory gets
@@ -81,6 +82,7 @@ class accelerator : public sc_core::sc_module, public accelerator_api, public ra
   void run();
   void end_of_elaboration() override;
   void b_transport_mem(tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
+  unsigned transport_dbg_mem(tlm::tlm_generic_payload& tx);
   std::uint64_t post(tlm::tlm_command cmd, int peer, std::uint64_t peer_addr, std::uint64_t local_addr,
                      std::uint64_t bytes, int flag);
   /// Block until ready(); what() describes the wait (built only when blocking).

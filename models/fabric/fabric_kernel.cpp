@@ -9,7 +9,8 @@
 namespace fabricsim::models {
 
 fabric_kernel::fabric_kernel(const sc_core::sc_module_name& name, std::unique_ptr<fabric_core::TimingCore> engine,
-                             int ranks, std::vector<std::string> rank_names, std::uint64_t deadline_ps, int memories)
+                             int ranks, std::vector<std::string> rank_names, std::uint64_t deadline_ps, int memories,
+                             tlm_boundary boundary)
     : sc_module(name),
       dma_in("dma_in"),
       mem_out("mem_out"),
@@ -22,10 +23,18 @@ fabric_kernel::fabric_kernel(const sc_core::sc_module_name& name, std::unique_pt
       ctl_(ranks + memories, nullptr),
       state_(ranks, rank_state::running),
       until_(ranks, 0),
-      running_(ranks) {
+      running_(ranks),
+      foreign_(boundary.initiators.size()),
+      foreign_idle_(static_cast<int>(boundary.initiators.size())),
+      map_(std::move(boundary.map)) {
   if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
     SC_REPORT_FATAL("fabricsim/fabric_kernel", "the time resolution must be 1 ps");
   dma_in.register_b_transport(this, &fabric_kernel::b_transport);
+  for (std::size_t k = 0; k < boundary.initiators.size(); ++k) {
+    tlm_in_.push_back(std::make_unique<tlm_socket>(("tlm_" + boundary.initiators[k]).c_str()));
+    tlm_in_.back()->register_b_transport(this, &fabric_kernel::b_transport_tlm, static_cast<int>(k));
+    tlm_in_.back()->register_transport_dbg(this, &fabric_kernel::transport_dbg_tlm, static_cast<int>(k));
+  }
   sync_export.bind(*this);
   SC_HAS_PROCESS(fabric_kernel);
   SC_THREAD(kernel_thread);
@@ -125,6 +134,99 @@ void fabric_kernel::b_transport(int id, tlm::tlm_generic_payload& tx, sc_core::s
   tx.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
+void fabric_kernel::b_transport_tlm(int k, tlm::tlm_generic_payload& tx, sc_core::sc_time& delay) {
+  tx.set_dmi_allowed(false);
+  if (tx.get_command() == tlm::TLM_IGNORE_COMMAND) {
+    tx.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
+  if (tx.get_byte_enable_ptr() != nullptr) {  // byte enables are not supported
+    tx.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
+    return;
+  }
+  const std::uint64_t bytes = tx.get_data_length();
+  if (tx.get_streaming_width() < bytes) {
+    tx.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+    return;
+  }
+  const fabric_core::AddressRegion* r = map_.decode(tx.get_address(), bytes);
+  if (!r) {
+    tx.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  if (bytes == 0) {  // nothing moves: no flit
+    tx.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
+  if (!tx.get_data_ptr()) {
+    tx.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
+  }
+  // A read of a timing-only memory (workload.data: false) takes its time and leaves the data untouched.
+  Foreign& f = foreign_[k];
+  if (!f.finished) {  // b_transport re-entered from a second thread on one socket
+    tx.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
+  }
+  const int self = endpoints_ + k;  // the initiator's endpoint rank in the timing core
+  const std::uint64_t t = now_ps() + delay.value();
+  Op op;
+  op.requester = self;
+  op.op = 0;
+  op.read = tx.is_read();
+  op.peer = r->rank;
+  op.peer_addr = tx.get_address() - r->base;
+  op.local_addr = 0;
+  op.bytes = bytes;
+  op.flag = -1;
+  op.stage = 0;
+  op.posted_ps = t;
+  op.foreign = k;
+  op.dest = op.read ? tx.get_data_ptr() : nullptr;
+  if (!op.read) op.data.assign(tx.get_data_ptr(), tx.get_data_ptr() + bytes);
+  const std::uint64_t key = new_op_slot();
+  ops_[key] = std::move(op);
+  const Op& o = ops_[key];
+  try {
+    engine_->post(self, o.peer, o.read ? 1 : o.bytes, std::max(t, engine_->horizon()), key,
+                  o.read ? fabric_core::TransferKind::read_request : fabric_core::TransferKind::write);
+  } catch (const std::invalid_argument&) {
+    free_ops_.push_back(key);
+    tx.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
+  }
+  // Inside b_transport the initiator sends nothing else: it no longer bounds the horizon.
+  f.finished = false;
+  --foreign_idle_;
+  state_changed_.notify(sc_core::SC_ZERO_TIME);
+  while (!f.finished) sc_core::wait(f.done);
+  // LT with temporal decoupling: return at once, the time to completion annotated.
+  const std::uint64_t now = now_ps();
+  delay = sc_core::sc_time::from_value(f.end_ps > now ? f.end_ps - now : 0);
+  tx.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void fabric_kernel::finish_foreign(int k, std::uint64_t t_ps) {
+  Foreign& f = foreign_[k];
+  f.finished = true;
+  f.end_ps = t_ps;
+  ++foreign_idle_;  // out of the fabric again: may send from now on
+  f.done.notify(sc_core::SC_ZERO_TIME);
+}
+
+unsigned fabric_kernel::transport_dbg_tlm(int, tlm::tlm_generic_payload& tx) {
+  const std::uint64_t global = tx.get_address();
+  const fabric_core::AddressRegion* r = map_.decode(global, tx.get_data_length());
+  if (!r || (tx.get_command() != tlm::TLM_IGNORE_COMMAND && !tx.get_data_ptr())) {
+    tx.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return 0;
+  }
+  tx.set_address(global - r->base);
+  const unsigned n = mem_out[r->rank]->transport_dbg(tx);
+  tx.set_address(global);
+  return n;
+}
+
 std::uint64_t fabric_kernel::new_op_slot() {
   if (!free_ops_.empty()) {
     const std::uint64_t k = free_ops_.back();
@@ -153,6 +255,20 @@ void fabric_kernel::land(int rank, std::uint64_t addr, unsigned char* data, std:
 void fabric_kernel::complete(const fabric_core::Completion& c) {
   Op& o = ops_[c.cookie];
   ++completions_;
+  if (o.foreign >= 0 && (!o.read || o.stage == 1)) {
+    if (!o.read) {
+      land(o.peer, o.peer_addr, o.data.data(), o.bytes);
+    } else if (!o.data.empty()) {
+      std::memcpy(o.dest, o.data.data(), o.bytes);
+    }
+    std::vector<unsigned char>().swap(o.data);
+    // No rank is woken: nothing in the accelerators' software waits on an
+    // external initiator's data (no flag), and the instant may lie ahead of now.
+    const int k = o.foreign;
+    free_ops_.push_back(c.cookie);
+    finish_foreign(k, c.time_ps);
+    return;
+  }
   if (!o.read) {
     land(o.peer, o.peer_addr, o.data.empty() ? nullptr : o.data.data(), o.bytes);
     if (o.flag >= 0) {
@@ -215,12 +331,19 @@ std::string fabric_kernel::fmt_deadline() const {
 }
 
 void fabric_kernel::kernel_thread() {
-  std::vector<fabric_core::Completion> done;
+  // A member, not a local: with external initiators the thread is still
+  // suspended when the simulation ends, and its stack is never unwound.
+  std::vector<fabric_core::Completion>& done = done_batch_;
   for (int r = 0; r < endpoints_; ++r)
     if (!ctl_[r]) fail("endpoint " + std::to_string(r) + " has no accelerator or memory attached");
   while (true) {
-    if (done_ == ranks_) break;
-    const std::uint64_t h = horizon();
+    // With external initiators the kernel serves them after the ranks finish.
+    if (done_ == ranks_ && foreign_.empty()) break;
+    const std::uint64_t h_sw = horizon();
+    // An external initiator outside b_transport may send at now or later: the
+    // core processes the events of instants up to now, never later ones.
+    const std::uint64_t h_f = foreign_idle_ > 0 ? now_ps() + 1 : link::kNever;
+    const std::uint64_t h = std::min(h_sw, h_f);
     done.clear();
     // Never simulate past the deadline: the watchdog bounds the core too.
     engine_->run(std::min(h, deadline_ps_ + 1), done);
@@ -239,24 +362,45 @@ void fabric_kernel::kernel_thread() {
     if (!done.empty()) {
       const std::uint64_t tc = done.front().time_ps;
       if (tc > deadline_ps_) fail(fmt_deadline());
-      if (tc > now_ps()) sc_core::wait(sc_core::sc_time::from_value(tc - now_ps()));
+      // Transfers of external initiators only: nothing in SystemC waits for
+      // that instant (b_transport annotates it; a read request's data is read
+      // from a memory no rank can change before it, the core never passing
+      // the ranks' horizon), so no wait.
+      bool foreign_only = !foreign_.empty();  // (no scan on fabrics without external initiators)
+      for (std::size_t i = 0; foreign_only && i < done.size(); ++i) foreign_only = ops_[done[i].cookie].foreign >= 0;
+      if (tc > now_ps() && !foreign_only) sc_core::wait(sc_core::sc_time::from_value(tc - now_ps()));
       for (const auto& c : done) complete(c);
       if (progress_ && (completions_ >> 12) != ((completions_ - done.size()) >> 12)) progress_(tc, completions_);
       continue;
     }
     if (h == link::kNever) {
       // Nobody can post and the core has nothing left to do.
-      if (engine_->next_event_time() == link::kNever)
+      if (engine_->next_event_time() == link::kNever) {
+        if (done_ == ranks_) {  // only external initiators remain, all inside b_transport: cannot be
+          sc_core::wait(state_changed_);
+          continue;
+        }
         fail(
             "deadlock: every unfinished rank is blocked and no fabric event is pending "
             "(flits may sit in TxReplay or in blocked input buffers)");
+      }
       continue;
     }
     if (h > deadline_ps_) fail(fmt_deadline());
-    if (h > now_ps())
-      sc_core::wait(sc_core::sc_time::from_value(h - now_ps()), state_changed_);
-    else
+    if (h_sw <= h_f) {
+      if (h > now_ps())
+        sc_core::wait(sc_core::sc_time::from_value(h - now_ps()), state_changed_);
+      else
+        sc_core::wait(state_changed_);
+      continue;
+    }
+    // Bound by an idle external initiator: follow SystemC time to the core's
+    // next event (or the end of a computation), or until something posts.
+    const std::uint64_t wake = std::min(h_sw, engine_->next_event_time());
+    if (wake == link::kNever)
       sc_core::wait(state_changed_);
+    else
+      sc_core::wait(sc_core::sc_time::from_value(wake > now_ps() ? wake - now_ps() : 1), state_changed_);
   }
 }
 

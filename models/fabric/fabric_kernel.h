@@ -4,6 +4,7 @@
 // memories, and keeps the timing core causal with respect to the software.
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
+#include <tlm_utils/simple_target_socket.h>
 #include <systemc>
 #include <tlm>
 
@@ -14,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/fabric/core/address_map.h"
 #include "models/fabric/core/timing_core.h"
 #include "models/fabric/fabric_sync_if.h"
 
@@ -39,6 +41,23 @@ namespace fabricsim::models {
 /// simulated time passing `deadline_ps` stops the run the same way. A link
 /// that exceeds its retry limit is a terminal failure: the kernel records it
 /// (link_down()) and calls sc_stop().
+///
+/// Standard TLM-2.0 boundary (docs/architecture.md "The standard TLM-2.0
+/// boundary"): one `simple_target_socket_tagged` per external initiator
+/// (tlm_target(k)), named `tlm_<node>`, taking a plain tlm_generic_payload
+/// READ or WRITE (data pointer, no extension) at a global address of
+/// `address_map`. b_transport decodes the address to the owning accelerator,
+/// posts the transfer into the timing core as endpoint `ranks + memories + k`
+/// (a write: its bytes; a read: a one-flit request, then the data back) at
+/// sc_time_stamp() + delay, blocks until the core has finished it and returns
+/// with the delay annotated to its completion time (read data filled in).
+/// Errors answered in the payload: TLM_ADDRESS_ERROR_RESPONSE (outside the
+/// map, or crossing a region's end), TLM_BYTE_ENABLE_ERROR_RESPONSE (a byte
+/// enable pointer), TLM_BURST_ERROR_RESPONSE (streaming width < data length),
+/// TLM_GENERIC_ERROR_RESPONSE (no data pointer). transport_dbg reads and
+/// writes the memories without timing; DMI is not offered. Causality: an
+/// initiator outside b_transport may still send at sc_time_stamp() or later,
+/// so the core is never run past that instant while one is.
 class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
  public:
   tlm_utils::multi_passthrough_target_socket<fabric_kernel> dma_in;
@@ -49,8 +68,21 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
   /// further memory-only endpoints (host memory) bind mem_out after them and
   /// attach() with ids ranks, ranks + 1, ...: peers of reads and writes, never
   /// requesters, never part of the barrier.
+  /// External TLM-2.0 initiators: their node names (one target socket each,
+  /// in this order) and the global address map they address.
+  struct tlm_boundary {
+    std::vector<std::string> initiators;
+    fabric_core::AddressMap map;
+  };
   fabric_kernel(const sc_core::sc_module_name& name, std::unique_ptr<fabric_core::TimingCore> engine, int ranks,
-                std::vector<std::string> rank_names, std::uint64_t deadline_ps, int memories = 0);
+                std::vector<std::string> rank_names, std::uint64_t deadline_ps, int memories = 0,
+                tlm_boundary boundary = {});
+
+  /// Target socket of external initiator k (0-based, order of tlm_boundary::initiators).
+  /// Throws std::out_of_range.
+  tlm::tlm_target_socket<32>& tlm_target(std::size_t k) { return *tlm_in_.at(k); }
+  std::size_t tlm_targets() const { return tlm_in_.size(); }
+  const fabric_core::AddressMap& address_map() const { return map_; }
 
   const fabric_core::TimingCore& engine() const { return *engine_; }
   std::uint64_t completions() const { return completions_; }
@@ -82,9 +114,20 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
     std::uint64_t peer_addr, local_addr, bytes;
     int flag;
     std::vector<unsigned char> data;
-    int stage;                // read: 0 = request in flight, 1 = data in flight
-    std::uint64_t posted_ps;  // when the requester posted it
+    int stage;                      // read: 0 = request in flight, 1 = data in flight
+    std::uint64_t posted_ps;        // when the requester posted it
+    int foreign = -1;               // >= 0: posted by external initiator `foreign` (no mem_out, no op id)
+    unsigned char* dest = nullptr;  // foreign read: the payload's data pointer
   };
+  struct Foreign {
+    sc_core::sc_event done;
+    bool finished = true;  // its b_transport's transfer completed (or none is open)
+    std::uint64_t end_ps = 0;
+  };
+  using tlm_socket = tlm_utils::simple_target_socket_tagged<fabric_kernel>;
+  void b_transport_tlm(int k, tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
+  unsigned transport_dbg_tlm(int k, tlm::tlm_generic_payload& tx);
+  void finish_foreign(int k, std::uint64_t t_ps);
   std::uint64_t new_op_slot();
   void b_transport(int id, tlm::tlm_generic_payload& tx, sc_core::sc_time& delay);
   void kernel_thread();
@@ -121,6 +164,11 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
   std::string link_down_;
   ProgressHook progress_;
   OpTraceHook op_trace_;
+  std::vector<std::unique_ptr<tlm_socket>> tlm_in_;
+  std::vector<Foreign> foreign_;
+  int foreign_idle_ = 0;                             // external initiators outside b_transport: may send from now on
+  std::vector<fabric_core::Completion> done_batch_;  // the kernel thread's completions of one instant
+  fabric_core::AddressMap map_;
 };
 
 }  // namespace fabricsim::models

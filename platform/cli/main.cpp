@@ -256,6 +256,7 @@ void write_result(const RunArgs& a, const nlohmann::ordered_json& json, report::
 int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   const fabric::FabricRunConfig cfg = fabric::parse_fabric(config::root_section(doc));
   sim::validate_fabric(cfg);
+  sim::check_runnable(cfg);
   const report::RunIdentity id = run_identity(*doc, cfg.seed);
   prepare_out(a);
   if (!a.quiet)

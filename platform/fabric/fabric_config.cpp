@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "models/fabric/core/address_map.h"
 #include "platform/config/link_config.h"
 
 namespace fabricsim::fabric {
@@ -62,6 +63,29 @@ models::accelerator_params parse_accel(config::Section s, const models::accelera
   }
   s.finish();
   return p;
+}
+
+// A global address: "0x..." (hex) or a byte count with an optional unit
+// ("1GiB"); a multiple of AddressMap::kAlign.
+std::uint64_t parse_address(config::Section& s, const std::string& key) {
+  const std::string v = s.string(key, "0");
+  std::uint64_t a = 0;
+  if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+    std::size_t pos = 0;
+    bool ok = v.size() <= 18;
+    try {
+      if (ok) a = std::stoull(v.substr(2), &pos, 16);
+    } catch (...) {
+      ok = false;
+    }
+    if (!ok || pos != v.size() - 2) s.fail(key, fmt::format("'{}' is not a 64-bit hexadecimal address", v));
+  } else {
+    a = s.bytes(key, 0);
+  }
+  if (a % fabric_core::AddressMap::kAlign != 0)
+    s.fail(key, fmt::format("address {:#x} is not aligned to {} B (a multiple of {:#x})", a,
+                            fabric_core::AddressMap::kAlign, fabric_core::AddressMap::kAlign));
+  return a;
 }
 
 models::switch_params parse_switch(config::Section s, const models::switch_params& base) {
@@ -201,6 +225,7 @@ FabricRunConfig parse_fabric(config::Section root) {
   std::uint64_t n_acc = 0, n_sw = 0;
   if (F.generator != "explicit") n_acc = f.integer("accelerators", 8, 2, kMaxAccelerators);
   if (F.generator == "switched-pod") n_sw = f.integer("switches", 1, 1, 256);
+  if (f.has("address_base")) F.address_base = parse_address(f, "address_base");
   f.finish();
 
   config::Section d = root.child_or_empty("defaults");
@@ -255,10 +280,11 @@ FabricRunConfig parse_fabric(config::Section root) {
         n.fail("id", fmt::format("node id '{}' may use only letters, digits, '_' and '-' (it names a SystemC module, "
                                  "a link endpoint NODE.PORT and rows of links.csv)",
                                  id));
-      if (kind != "accelerator" && kind != "ualink-switch")
+      if (kind != "accelerator" && kind != "ualink-switch" && kind != kTlmInitiator)
         n.fail("kind",
                fmt::format("unknown node kind '{}' for a fabric of kind explicit (valid: accelerator, "
-                           "ualink-switch; PCIe parts such as host-bridge belong to a fabric of kind pcie-host)",
+                           "ualink-switch, tlm-initiator; PCIe parts such as host-bridge belong to a fabric of kind "
+                           "pcie-host)",
                            kind));
       if (ids.count(id)) n.fail("id", fmt::format("duplicate node id '{}'", id));
       const std::size_t k = add_node(id, kind, src);
@@ -275,6 +301,15 @@ FabricRunConfig parse_fabric(config::Section root) {
       else
         n.child_or_empty("switch").finish();
       F.nodes[k].ports = static_cast<std::uint32_t>(n.integer("ports", 0, 0, 65536));
+      F.nodes[k].address_src = {where_of(n, n.has("address") ? "address" : "id"),
+                                n.path() + (n.has("address") ? ".address" : ".id")};
+      if (n.has("address")) {
+        if (kind != "accelerator")
+          n.fail("address",
+                 fmt::format("only an accelerator has memory in the global address map ('{}' is a {})", id, kind));
+        F.nodes[k].has_address = true;
+        F.nodes[k].address = parse_address(n, "address");
+      }
       n.finish();
     }
     for (auto& l : root.list("links", true)) {
@@ -304,6 +339,10 @@ FabricRunConfig parse_fabric(config::Section root) {
   int rank = 0;
   for (auto& n : F.nodes)
     if (n.kind == "accelerator") n.rank = rank++;
+  // tlm-initiators: endpoints after the accelerators (they run no workload).
+  int endpoint = rank;
+  for (auto& n : F.nodes)
+    if (n.kind == kTlmInitiator) n.rank = endpoint++;
 
   for (auto& o : root.list("link_overrides")) {
     const std::uint64_t idx = o.integer("index", 0, 0, ~0ull);
@@ -380,7 +419,8 @@ nlohmann::ordered_json to_json(const FabricRunConfig& c) {
   j["name"] = c.fabric.name;
   j["kind"] = c.fabric.generator;
   j["accelerators"] = c.fabric.accelerators();
-  j["switches"] = c.fabric.nodes.size() - c.fabric.accelerators();
+  j["switches"] = c.fabric.nodes.size() - c.fabric.accelerators() - c.fabric.initiators();
+  if (c.fabric.initiators() > 0) j["tlm_initiators"] = c.fabric.initiators();
   j["links"] = c.fabric.links.size();
   j["seed"] = c.seed;
   j["policy"] = c.default_link.policy_name;
@@ -431,6 +471,9 @@ nlohmann::ordered_json to_json(const FabricRunConfig& c) {
       nj["memory_latency_ps"] = n.accel.memory_latency_ps;
       if (n.accel.threadblock_rate_bytes_per_s > 0)
         nj["threadblock_rate_bytes_per_s"] = n.accel.threadblock_rate_bytes_per_s;
+      if (n.has_address) nj["address"] = n.address;
+    } else if (n.kind == kTlmInitiator) {
+      nj["rank"] = n.rank;
     } else {
       nj["latency_ps"] = n.sw.latency_ps;
       nj["output_queue_flits"] = n.sw.output_queue_flits;

@@ -25,6 +25,10 @@ struct WorkloadSpec {
   int iterations = 1;
   bool verify = true;  ///< check every output element against the expected value
   bool data = true;    ///< move real bytes (false: timing only, no accelerator memory allocated)
+  /// false: no workload runs; the platform is driven by user code (external
+  /// TLM-2.0 initiators, own programs) and `memory: auto` gives 1 MiB.
+  /// Not a YAML key: set by programs that build a sim::FabricPlatform.
+  bool run = true;
   SourceRef size_src;  ///< where workload.size (or the workload section) is, for memory errors
   // ---- users' schedules (workload.algorithm: schedule; docs/collectives.md "Schedules") ----
   /// The loaded and validated schedule; null for a built-in algorithm (then

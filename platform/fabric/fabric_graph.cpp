@@ -96,7 +96,9 @@ FabricGraph::FabricGraph(const FabricSpec& spec) {
 
   // --- nodes: unique ids, accelerator ranks ---------------------------------
   std::unordered_map<std::string, std::size_t> by_id;
-  std::size_t num_acc = spec.accelerators();
+  // Endpoints of routes: accelerators (ranks 0..N-1), then tlm-initiators (N..).
+  std::size_t num_acc = 0;
+  for (const auto& x : spec.nodes) num_acc += is_endpoint_kind(x.kind);
   m.rank.assign(n, -1);
   m.acc.assign(num_acc, n);
   std::size_t decl = 0;
@@ -109,7 +111,7 @@ FabricGraph::FabricGraph(const FabricSpec& spec) {
     if (!fresh)
       throw FabricError(at(node.src, "duplicate node id '" + node.id + "' (first declared at " +
                                          place(spec.nodes[it->second].src) + ")"));
-    if (node.kind != kAccelerator) continue;
+    if (!is_endpoint_kind(node.kind)) continue;
     int r = node.rank < 0 ? static_cast<int>(decl) : node.rank;
     ++decl;
     if (static_cast<std::size_t>(r) >= num_acc)

@@ -54,8 +54,10 @@ class FabricGraph {
  public:
   /// Validates `spec` and computes all routes.
   ///
-  /// Accelerators are nodes of kind "accelerator"; every other kind (switch,
-  /// bridge, ...) is a forwarding node. An accelerator with rank < 0 gets its
+  /// Accelerators are nodes of kind "accelerator"; tlm-initiator nodes are
+  /// endpoints too (ranks after the accelerators', routed to and from like
+  /// them; "accelerator" and "rank" below cover them); every other kind
+  /// (switch, bridge, ...) is a forwarding node. An accelerator with rank < 0 gets its
   /// declaration-order index among accelerators as rank.
   ///
   /// Throws FabricError (message "<where>: key '<key>': <what>") on:

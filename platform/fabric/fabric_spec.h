@@ -24,15 +24,30 @@ using SwitchParams = models::switch_params;
 
 /// One node of the fabric.
 struct NodeSpec {
-  std::string id;           ///< unique name, e.g. "acc3", "sw0"
-  std::string kind;         ///< "accelerator" or "ualink-switch" (registry kind)
-  int rank = -1;            ///< accelerators: 0..N-1 in declaration order; switches: -1
+  std::string id;    ///< unique name, e.g. "acc3", "sw0"
+  std::string kind;  ///< "accelerator", "ualink-switch" or "tlm-initiator"
+  /// Endpoint rank: accelerators 0..N-1 in declaration order, tlm-initiators
+  /// N..N+M-1 in declaration order; switches -1.
+  int rank = -1;
   std::uint32_t ports = 0;  ///< number of ports (max port index + 1)
   AcceleratorParams accel;
   bool auto_memory = true;  ///< size memory from the workload's buffers (memory: auto)
   SwitchParams sw;
   SourceRef src;
+  /// Accelerators: `address:` given (global base address of the memory,
+  /// bytes); otherwise the base is assigned (fabric_run.h address_map()).
+  bool has_address = false;
+  std::uint64_t address = 0;
+  SourceRef address_src;  ///< where `address:` is (or the node, if absent)
 };
+
+/// Node kind of an external TLM-2.0 initiator: an endpoint of the fabric
+/// (own rank, routed to like an accelerator) without memory or software,
+/// whose target socket user code binds after elaboration.
+inline constexpr const char* kTlmInitiator = "tlm-initiator";
+
+/// True for the node kinds that are endpoints of routes (accelerator, tlm-initiator).
+inline bool is_endpoint_kind(const std::string& kind) { return kind == "accelerator" || kind == kTlmInitiator; }
 
 /// One bidirectional link between two ports; both directions use `link`
 /// (each direction its own channel stream, keyed by `id`).
@@ -50,6 +65,15 @@ struct FabricSpec {
   std::string generator;  ///< "ring", "switched-pod", "explicit"
   std::vector<NodeSpec> nodes;
   std::vector<LinkSpec> links;
+  /// First global address the rank-order assignment of base addresses tries
+  /// (fabric.address_base, bytes; default 0).
+  std::uint64_t address_base = 0;
+  /// Number of tlm-initiator nodes.
+  std::size_t initiators() const {
+    std::size_t n = 0;
+    for (const auto& x : nodes) n += x.kind == kTlmInitiator;
+    return n;
+  }
   std::size_t accelerators() const {
     std::size_t n = 0;
     for (const auto& x : nodes) n += x.kind == "accelerator";

@@ -26,43 +26,13 @@
 #include "models/registry.h"
 #include "models/switch/ualink_switch.h"
 #include "platform/fabric/fabric_graph.h"
+#include "platform/sim/fabric_platform.h"
 #include "platform/sim/kernel_hooks.h"
 #include "sw/schedule_exec.h"
 
 namespace fabricsim::sim {
 
 namespace {
-
-/// fabric_core::Routing over the platform's FabricGraph.
-class GraphRouting : public fabric_core::Routing {
- public:
-  explicit GraphRouting(std::shared_ptr<const fabric::FabricGraph> g) : g_(std::move(g)) {}
-  std::vector<fabric_core::Hop> first_hops(int src, int dst) const override {
-    std::vector<fabric_core::Hop> out;
-    for (const auto& h : g_->first_hops(src, dst)) out.push_back({h.port, h.link, h.next_node});
-    return out;
-  }
-  fabric_core::Hop next_hop(std::size_t node, int dst) const override {
-    const auto& h = g_->next_hop(node, dst);
-    return {h.port, h.link, h.next_node};
-  }
-
- private:
-  std::shared_ptr<const fabric::FabricGraph> g_;
-};
-
-// A switch's forwarding table from the fabric graph's routes: one entry per
-// destination rank it can reach (the fabric check rejects fabrics where an
-// accelerator cannot reach another, so a missing entry is never used).
-void fill_forwarding_table(switching::UalinkSwitch& sw, std::size_t node, const fabric::FabricGraph& g, int ranks) {
-  for (int r = 0; r < ranks; ++r) {
-    try {
-      sw.set_route(r, g.next_hop(node, r).port);
-    } catch (const fabric::FabricError&) {
-      // no route from this switch to rank r
-    }
-  }
-}
 
 struct Timing {
   std::vector<std::uint64_t> start;             // per iteration
@@ -108,7 +78,7 @@ void validate_fabric(const fabric::FabricRunConfig& cfg) {
   // Every node kind must have a registered model (style.md item 1).
   const auto& registry = models::model_registry::instance();
   for (const auto& n : cfg.fabric.nodes)
-    if (!registry.has(n.kind)) {
+    if (n.kind != fabric::kTlmInitiator && !registry.has(n.kind)) {
       std::string known;
       for (const auto& k : registry.kinds()) known += (known.empty() ? "" : ", ") + k;
       throw fabric::FabricError(
@@ -118,27 +88,19 @@ void validate_fabric(const fabric::FabricRunConfig& cfg) {
   // registered kind of another fabric (host-bridge, ...) would get the wrong
   // parameters.
   for (const auto& n : cfg.fabric.nodes)
-    if (n.kind != "accelerator" && n.kind != "ualink-switch")
+    if (n.kind != "accelerator" && n.kind != "ualink-switch" && n.kind != fabric::kTlmInitiator)
       throw fabric::FabricError(
           fmt::format("{}: key '{}': node kind '{}' does not belong to a UALink fabric "
-                      "(valid: accelerator, ualink-switch)",
+                      "(valid: accelerator, ualink-switch, tlm-initiator)",
                       n.src.where, n.src.key, n.kind));
   fabric::FabricGraph check(cfg.fabric);
   // Accelerator memory: every rank holds the collective's buffers.
   const int N = static_cast<int>(cfg.fabric.accelerators());
-  std::uint64_t need = 0;  // buffers of one rank: the built-in algorithm's layout or the schedule's
-  if (const auto& S = cfg.workload.schedule) {
-    bool tb_rate = false;
-    for (const auto& n : cfg.fabric.nodes)
-      tb_rate = tb_rate || (n.kind == "accelerator" && n.accel.threadblock_rate_bytes_per_s > 0);
-    need = sw::layout_schedule(*S, cfg.workload.collective.bytes, tb_rate ? sw::kRatePieceBytes : 0).memory_bytes;
-  } else {
-    need = sw::layout(cfg.workload.collective, N).total;
-  }
+  const std::uint64_t need = workload_memory_bytes(cfg);  // buffers of one rank
   long double total = 0;
   for (const auto& n : cfg.fabric.nodes) {
     if (n.kind != "accelerator") continue;
-    const std::uint64_t have = n.auto_memory ? std::max<std::uint64_t>(need, 4096) : n.accel.memory_bytes;
+    const std::uint64_t have = accelerator_memory_bytes(n, cfg);
     if (have < need)
       throw fabric::FabricError(
           fmt::format("{}: key '{}': the collective needs {} B of accelerator memory, {} has {} B", n.src.where,
@@ -155,6 +117,19 @@ void validate_fabric(const fabric::FabricRunConfig& cfg) {
           cfg.workload.size_src.where, cfg.workload.size_src.key, static_cast<double>(total / 1073741824.0L), N,
           static_cast<double>(total / N / 1048576.0L), avail / 1073741824.0));
   }
+  address_map(cfg);  // overlapping `address:` values
+}
+
+void check_runnable(const fabric::FabricRunConfig& cfg) {
+  // tlm-initiator nodes are bound by user code after elaboration
+  // (FabricPlatform); this program has no initiator to bind them to.
+  for (const auto& n : cfg.fabric.nodes)
+    if (n.kind == fabric::kTlmInitiator)
+      throw fabric::FabricError(fmt::format(
+          "{}: key '{}': node '{}' (kind tlm-initiator) is an external TLM-2.0 initiator bound by user code after "
+          "elaboration (docs/user-guide.md \"Attaching your own SystemC model\"); `fabricsim run` has none to bind "
+          "(`fabricsim check` accepts the fabric)",
+          n.src.where, n.src.key, n.id));
 }
 
 std::uint64_t available_memory_bytes() {
@@ -174,7 +149,6 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   fabric::FabricRunConfig cfg = cfg0;
   const auto& F = cfg.fabric;
   validate_fabric(cfg);
-  auto graph = std::make_shared<const fabric::FabricGraph>(F);
   const int N = static_cast<int>(F.accelerators());
   const sw::CollectiveSpec spec = cfg.workload.collective;
   // A user's schedule (workload.schedule) or a built-in algorithm.
@@ -186,66 +160,17 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
                               sw::layout_schedule(*sched, spec.bytes, tb_rate ? sw::kRatePieceBytes : 0))
                         : nullptr;
   const sw::Layout L = sched ? sw::Layout{} : sw::layout(spec, N);
-  const std::uint64_t need_memory = sched ? SL->memory_bytes : L.total;
   // Schedule rank of each accelerator rank, and back (workload.rank_map).
   std::vector<int> fabric_of(N), sched_of(N);
   for (int i = 0; i < N; ++i) fabric_of[i] = cfg.workload.rank_map.empty() ? i : cfg.workload.rank_map[i];
   for (int i = 0; i < N; ++i) sched_of[fabric_of[i]] = i;
 
-  // Modules through the registry, by kind.
-  std::vector<std::unique_ptr<sc_core::sc_module>> modules;
+  check_runnable(cfg);
+  FabricPlatform plat(cfg, /*validated=*/true);
   std::vector<models::accelerator*> acc(N, nullptr);
-  std::vector<std::string> rank_names(N);
-  for (const auto& n : F.nodes) {
-    models::node_config nc;
-    nc.kind = n.kind;
-    nc.rank = n.rank;
-    nc.ports = n.ports;
-    if (nc.ports == 0)
-      for (const auto& l : F.links) {
-        if (&F.nodes[l.a] == &n) nc.ports = std::max(nc.ports, l.a_port + 1);
-        if (&F.nodes[l.b] == &n) nc.ports = std::max(nc.ports, l.b_port + 1);
-      }
-    if (n.kind == "accelerator") {
-      models::accelerator_params p = n.accel;
-      if (n.auto_memory) p.memory_bytes = std::max<std::uint64_t>(need_memory, 4096);
-      p.functional = cfg.workload.data;
-      if (sched) p.flags = std::max(p.flags, SL->flags);
-      if (p.memory_bytes < need_memory)
-        throw fabric::FabricError(
-            fmt::format("{}: key '{}': the collective needs {} B of accelerator memory, {} has {} B", n.src.where,
-                        n.src.key, need_memory, n.id, p.memory_bytes));
-      nc.params = p;
-    } else {
-      nc.params = n.sw;
-    }
-    modules.push_back(models::model_registry::instance().create(n.kind, n.id.c_str(), nc));
-    if (n.kind == "accelerator") {
-      acc[n.rank] = dynamic_cast<models::accelerator*>(modules.back().get());
-      rank_names[n.rank] = modules.back()->name();
-    }
-  }
-  // Timing core: the scheduler drives each switch module's component.
-  auto routing = std::make_shared<GraphRouting>(graph);
-  std::vector<fabric_core::EngineNode> en;
-  for (std::size_t i = 0; i < F.nodes.size(); ++i) {
-    const auto& n = F.nodes[i];
-    fabric_core::EngineNode e{"fabric." + n.id, n.kind == "accelerator", n.rank, nullptr};
-    if (auto* sw = dynamic_cast<models::ualink_switch*>(modules[i].get())) {
-      fill_forwarding_table(sw->component(), i, *graph, N);
-      e.component = &sw->component();
-    }
-    en.push_back(e);
-  }
-  std::vector<fabric_core::EngineLink> el;
-  for (const auto& l : F.links) el.push_back({l.a, l.b, l.a_port, l.b_port, l.link, l.id});
-  auto engine = std::make_unique<fabric_core::FabricEngine>(std::move(en), std::move(el), cfg.seed, routing);
-  auto kernel = std::make_unique<models::fabric_kernel>("fabric", std::move(engine), N, rank_names, cfg.deadline_ps);
-  for (int r = 0; r < N; ++r) {
-    acc[r]->dma.bind(kernel->dma_in);
-    kernel->mem_out.bind(acc[r]->mem);
-    acc[r]->sync.bind(kernel->sync_export);
-  }
+  for (int r = 0; r < N; ++r) acc[r] = &plat.accelerator(r);
+  const std::vector<std::string>& rank_names = plat.rank_names();
+  models::fabric_kernel* kernel = &plat.kernel();
 
   // Software: fill the input, then per iteration: barrier, collective, record.
   auto timing = std::make_shared<Timing>();
@@ -513,7 +438,7 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
                  {"completions", kernel->completions()}};
   // Each switch's statistics, read by name (models/switch/core/switch_core.h), in fabric order.
   nlohmann::ordered_json switches = nlohmann::ordered_json::object();
-  for (const auto& m : modules)
+  for (const auto& m : plat.modules())
     if (const auto* sw = dynamic_cast<const models::ualink_switch*>(m.get())) {
       nlohmann::ordered_json st = nlohmann::ordered_json::object();
       sw->visit_stats([&](std::string_view name, std::uint64_t v) { st[std::string(name)] = v; });

@@ -63,6 +63,12 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg, RankProgram progr
 /// `workload.data: false`). Throws fabric::FabricError naming file, line and key.
 void validate_fabric(const fabric::FabricRunConfig& cfg);
 
+/// What `fabricsim run` rejects beyond validate_fabric: a tlm-initiator node
+/// (bound by user code through sim::FabricPlatform; a plain run has nothing
+/// to bind it to). Throws fabric::FabricError naming the node's file, line
+/// and key. `check` accepts such fabrics.
+void check_runnable(const fabric::FabricRunConfig& cfg);
+
 /// Memory this process can still allocate and touch, in bytes: Linux
 /// MemAvailable from /proc/meminfo, else free physical pages; 0 if unknown
 /// (then no estimate is enforced).

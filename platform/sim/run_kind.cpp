@@ -9,6 +9,7 @@
 #include "platform/fabric/fabric_config.h"
 #include "platform/fabric/fabric_graph.h"
 #include "platform/fabric/host_config.h"
+#include "platform/sim/fabric_platform.h"
 #include "platform/sim/fabric_run.h"
 
 namespace fabricsim::sim {
@@ -53,6 +54,13 @@ FabricCheck check_ualink_fabric(std::shared_ptr<config::Document> doc) {
   FabricCheck c;
   c.name = cfg.fabric.name;
   c.summary = g.summary();
+  c.summary += "global address map (name, base, size):\n" + address_map(cfg).table();
+  if (cfg.fabric.initiators() > 0) {
+    c.summary += "tlm-initiators (target socket bound by user code):";
+    for (const auto& n : cfg.fabric.nodes)
+      if (n.kind == fabric::kTlmInitiator) c.summary += " " + n.id;
+    c.summary += "\n";
+  }
   c.dot = g.to_dot();
   return c;
 }

@@ -390,6 +390,31 @@ t_tiny_ok() {
   grep -q "acc2" "$RES/tiny.dot" || note "DOT output does not name acc2"
 }
 
+# Global address map: check prints it (declared base kept, the others in rank
+# order, 4 KiB aligned); overlapping or misaligned addresses are exit 2 at the
+# node's address key; a tlm-initiator passes check and is a clear exit 2 for run.
+t_address_map() {
+  write_tiny amap.yaml 's/{id: acc1, kind: accelerator}/{id: acc1, kind: accelerator, address: 0x40000000}/'
+  fs check "$FX/amap.yaml" --dot "$RES/amap.dot"
+  [[ $rc -eq 0 ]] || { note "check: exit $rc"; show_output; return; }
+  grep -q "global address map (name, base, size):" "$OUT" || { note "check prints no address map"; show_output; }
+  grep -Eq "^  acc1 +0x000040000000  " "$OUT" || { note "acc1 not at its declared 0x40000000"; show_output; }
+  grep -Eq "^  acc0 +0x000000000000  " "$OUT" || { note "acc0 not assigned at 0"; show_output; }
+  grep -Eq "^  acc2 +0x0000000[0-9a-f]{2}000  " "$OUT" || { note "acc2 not assigned after acc0, 4 KiB aligned"; show_output; }
+  write_tiny aover.yaml 's/{id: acc1, kind: accelerator}/{id: acc1, kind: accelerator, address: 0x0}/; s/{id: acc0, kind: accelerator}/{id: acc0, kind: accelerator, address: 0x1000}/'
+  fs check "$FX/aover.yaml" --dot "$RES/aover.dot"
+  expect_bad_input "$RES/aover.dot" "aover.yaml:6:" "nodes[1].address" "overlaps the memory of acc0"
+  write_tiny amis.yaml 's/{id: acc1, kind: accelerator}/{id: acc1, kind: accelerator, address: 0x1234}/'
+  fs run "$FX/amis.yaml" --out "$RES/amis"
+  expect_bad_input "$RES/amis" "amis.yaml:6:" "nodes[1].address" "not aligned"
+  write_tiny ainit.yaml 's/  - {id: acc2, kind: accelerator}/  - {id: acc2, kind: accelerator}\n  - {id: cpu0, kind: tlm-initiator}/; s/  - {a: acc2.0, b: sw0.2}/  - {a: acc2.0, b: sw0.2}\n  - {a: cpu0.0, b: sw0.3}/'
+  fs check "$FX/ainit.yaml" --dot "$RES/ainit.dot"
+  [[ $rc -eq 0 ]] || { note "check with a tlm-initiator: exit $rc"; show_output; return; }
+  grep -q "tlm-initiators (target socket bound by user code): cpu0" "$OUT" || { note "check does not list cpu0"; show_output; }
+  fs run "$FX/ainit.yaml" --out "$RES/ainit"
+  expect_bad_input "$RES/ainit" "ainit.yaml:" "nodes[4].id" "tlm-initiator"
+}
+
 t_dangling() {
   write_tiny dangling.yaml 's/b: sw0.2/b: sw9.2/'
   fs run "$FX/dangling.yaml" --out "$RES/dangling"
@@ -854,6 +879,7 @@ check "--set of an unknown nested key (link.bogus.depth) is blamed on --set, not
 check "bad value containing a newline still gives exactly one stderr line" t_multiline_value
 
 check "valid explicit fabric runs; check prints a summary and writes DOT" t_tiny_ok
+check "global address map: check prints it; overlap / misalignment / unbound tlm-initiator are exit 2" t_address_map
 check "explicit fabric, dangling link endpoint: exit 2, file:line, links[2].b" t_dangling
 check "explicit fabric, duplicate node id: exit 2, file:line, nodes[1].id" t_duplicate_id
 check "explicit fabric, port used twice: exit 2, file:line, links[2]" t_port_twice
