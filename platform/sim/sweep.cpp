@@ -67,7 +67,8 @@ const std::vector<std::string> kHostColumns{"group",  "transport", "size_bytes",
                                             "p50_us", "p99_us",    "max_us",     "ops_over_1ms"};
 const std::vector<std::string> kHostRowKeys{"group",         "transport", "size_bytes", "seed",   "ops",
                                             "mean_us",       "p50_us",    "p99_us",     "max_us", "ops_over_1ms",
-                                            "stalled_reads", "drains",    "selection",  "picks",  "round_us"};
+                                            "stalled_reads", "drains",    "selection",  "picks",  "round_us",
+                                            "algorithm",     "time_us",   "algbw_GBps", "busbw_GBps", "correct"};
 const std::vector<std::string> kHostMetrics{"mean_us", "p50_us", "p99_us", "max_us", "ops_over_1ms"};
 // RIFL link runs (rifl_experiment.cpp): the BER study's table (rifl.md "Evaluation setup").
 const std::vector<std::string> kRiflColumns{"ber",
