@@ -183,3 +183,17 @@ TEST(PcieHostSchedule, RingAllGatherIsExact) {
   ASSERT_TRUE(r.ok) << r.diagnosis;
   EXPECT_TRUE(r.correct) << r.first_wrong;
 }
+
+// Two channels: two threadblocks per rank post to the same peer at once, and
+// the GPU interleaves its concurrent transfers burst by burst at random, so a
+// later message on a connection can land before an earlier one. With one flag
+// per connection counting landed messages, a receive used to take the later
+// message's landing for its own and read an empty staging slot (rank 0 chunk
+// 5 wrong at 8 MiB); one flag per message makes it exact.
+TEST(PcieHostSchedule, TwoChannelRingIsExactUnderRandomInterleave) {
+  const auto c = host("frank1.yaml", "ring-allreduce-8-c2.xml", {"workload.group=[0,1,2,3,4,5,6,7]", "workload.size=8MiB"});
+  ASSERT_TRUE(c.host.engine.random_interleave);
+  const auto r = sim::run_host(c);
+  ASSERT_TRUE(r.ok) << r.diagnosis;
+  EXPECT_TRUE(r.correct) << r.first_wrong;
+}

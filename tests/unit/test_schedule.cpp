@@ -324,10 +324,14 @@ TEST(ScheduleExec, LayoutStagesEveryMessageAndPairsSends) {
   EXPECT_EQ(L.steps[0][0][0].tx_peer, 1);
   EXPECT_EQ(L.steps[0][0][0].tx_addr, L.steps[1][0][1].rx_addr);
   EXPECT_EQ(L.steps[0][0][2].tx_addr, L.steps[1][0][3].rx_addr);
-  EXPECT_EQ(L.steps[1][0][3].rx_need, 2u);
+  // One flag per message received (landing order does not matter), counting its pieces.
+  EXPECT_EQ(L.steps[1][0][1].rx_flag, 0);
+  EXPECT_EQ(L.steps[1][0][3].rx_flag, 1);
+  EXPECT_EQ(L.steps[1][0][3].rx_need, 1u);
+  EXPECT_EQ(L.steps[0][0][2].tx_flag, 1);
   // In pieces of 256 B: two pieces per message.
   const sw::ScheduleLayout P = sw::layout_schedule(s, 1024, 256);
-  EXPECT_EQ(P.steps[1][0][3].rx_need, 4u);
+  EXPECT_EQ(P.steps[1][0][3].rx_need, 2u);
 }
 
 TEST(ScheduleExec, CriticalPathFollowsTheLastMessage) {
