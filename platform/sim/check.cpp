@@ -7,6 +7,7 @@
 #include "platform/fabric/fabric_graph.h"
 #include "platform/fabric/host_config.h"
 #include "platform/sim/fabric_run.h"
+#include "platform/sim/schedule_report.h"
 
 namespace fabricsim::sim {
 
@@ -23,6 +24,9 @@ FabricCheck check_document(std::shared_ptr<config::Document> doc) {
     const auto hc = fabric::parse_host(config::root_section(doc));
     c.name = hc.host.name;
     c.summary = fabric::host_summary(hc);
+    if (const auto& S = hc.workload.schedule)
+      c.summary += schedule_summary(*S, hc.workload.schedule_path, hc.workload.size_bytes,
+                                    hc.host.gpu.threadblock_rate_bytes_per_s > 0 ? sw::kRatePieceBytes : 0);
     c.dot = fabric::host_dot(hc.host);
     return c;
   }
@@ -31,6 +35,13 @@ FabricCheck check_document(std::shared_ptr<config::Document> doc) {
   const fabric::FabricGraph g(cfg.fabric);
   c.name = cfg.fabric.name;
   c.summary = g.summary();
+  if (const auto& S = cfg.workload.schedule) {
+    bool tb_rate = false;
+    for (const auto& n : cfg.fabric.nodes)
+      tb_rate = tb_rate || (n.kind == "accelerator" && n.accel.threadblock_rate_bytes_per_s > 0);
+    c.summary += schedule_summary(*S, cfg.workload.schedule_path, cfg.workload.collective.bytes,
+                                  tb_rate ? sw::kRatePieceBytes : 0);
+  }
   c.dot = g.to_dot();
   return c;
 }

@@ -17,6 +17,23 @@ std::string schedule_label(const sw::Schedule& s, const std::string& path) {
   return "schedule:" + n;
 }
 
+std::string schedule_summary(const sw::Schedule& s, const std::string& path, std::uint64_t bytes,
+                             std::uint64_t piece_bytes) {
+  std::uint64_t tbs = 0, steps = 0, messages = 0;
+  for (const auto& G : s.gpus) {
+    tbs += G.tbs.size();
+    for (const auto& T : G.tbs) {
+      steps += T.steps.size();
+      for (const auto& P : T.steps) messages += sw::sends(P.type) ? 1 : 0;
+    }
+  }
+  return fmt::format(
+      "schedule {} ({}, {}): {} on {} ranks, {} threadblocks, {} steps, {} messages; at {} B each rank needs {} B of "
+      "buffers and staging\n",
+      s.name.empty() ? "(unnamed)" : s.name, path, s.format, s.coll, s.ngpus, tbs, steps, messages, bytes,
+      sw::layout_schedule(s, bytes, piece_bytes).memory_bytes);
+}
+
 ScheduleReport schedule_report(const sw::Schedule& s, const sw::ScheduleLayout& layout,
                                const std::vector<sw::RankRecords>& rec, std::uint64_t t0,
                                const std::vector<std::string>& accel, const std::string& file,

@@ -18,6 +18,12 @@ namespace fabricsim::sim {
 /// name, else the file's stem), CSV-safe (',', '"', line breaks become '_').
 std::string schedule_label(const sw::Schedule& s, const std::string& path);
 
+/// `fabricsim check`'s line for a loaded schedule: "schedule NAME (PATH,
+/// FORMAT): COLL on N ranks, T threadblocks, S steps, M messages; at SIZE B
+/// each rank needs X B of buffers and staging".
+std::string schedule_summary(const sw::Schedule& s, const std::string& path, std::uint64_t bytes,
+                             std::uint64_t piece_bytes);
+
 struct ScheduleReport {
   std::string steps_csv;          ///< one row per rank x threadblock x step
   std::string threadblocks_csv;   ///< one row per rank x threadblock

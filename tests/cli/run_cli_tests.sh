@@ -1322,6 +1322,19 @@ PY
     note "x16 $t16 us, x8 $t8 us: expected x8 about 1.86 times x16"
 }
 
+# `check` names the schedule it validated, on a host and on a UALink fabric.
+t_schedule_check_line() {
+  fs check "$ROOT/topologies/frank1.yaml" "${HOST_SCHED[@]}" --set workload.schedule=schedules/ring-allreduce-8.xml --dot "$TMP"
+  [[ $rc -eq 0 ]] || { note "host check: exit $rc"; show_output; return; }
+  grep -qF "schedule ring-allreduce-8 (" "$OUT" || note "host check does not name the schedule"
+  grep -qF "allreduce on 8 ranks, 8 threadblocks, 120 steps, 112 messages; at 8388608 B each rank needs 31457280 B" "$OUT" ||
+    note "host check: wrong schedule counts: $(grep schedule "$OUT")"
+  fs check "$SCHED_FAB" --dot "$TMP"
+  [[ $rc -eq 0 ]] || { note "fabric check: exit $rc"; show_output; return; }
+  grep -qF "schedule allreduce-2 (" "$OUT" || note "fabric check does not name the schedule"
+  grep -qF "allreduce on 2 ranks, 2 threadblocks, 8 steps, 4 messages" "$OUT" || note "fabric check: wrong counts"
+}
+
 # Bad combinations on a host: exit 2 naming file, line and key, nothing written.
 t_host_schedule_bad() {
   fs run "$ROOT/topologies/frank1.yaml" --set workload.algorithm=schedule --set workload.schedule=schedules/ring-allreduce-8.xml \
@@ -1379,6 +1392,7 @@ check "schedule on a PCIe host (frank1): correct, steps/threadblocks/critical pa
 check "schedule on a PCIe host, bad combinations (ranks vs group, bad file, decode): exit 2, file:line:key" t_host_schedule_bad
 check "schedule on a PCIe host: wrong result exit 1, deadlock exit 3" t_host_schedule_wrong_and_deadlock
 check "a host study sweeps schedules" t_host_schedule_sweep
+check "check names the schedule: ranks, threadblocks, steps, messages, memory" t_schedule_check_line
 
 echo "$passed passed, $failed failed"
 ((failed == 0))
