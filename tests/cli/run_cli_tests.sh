@@ -1322,6 +1322,21 @@ PY
     note "x16 $t16 us, x8 $t8 us: expected x8 about 1.86 times x16"
 }
 
+# gpu.threadblock_rate on a host: the GPU, not the PCIe link, limits, so the
+# 2-channel ring (two threadblocks per rank) beats the 1-channel one.
+t_host_schedule_channels_matter() {
+  local t1 t2
+  fs run "$ROOT/topologies/frank1.yaml" "${HOST_SCHED[@]}" --set workload.schedule=schedules/ring-allreduce-8.xml \
+    --set gpu.threadblock_rate=20GB/s --quiet --out "$RES/host-tb1"
+  t1=$(tail -1 "$RES/host-tb1/collectives.csv" | cut -d, -f8)
+  fs run "$ROOT/topologies/frank1.yaml" "${HOST_SCHED[@]}" --set workload.schedule=schedules/ring-allreduce-8-c2.xml \
+    --set gpu.threadblock_rate=20GB/s --quiet --out "$RES/host-tb2"
+  t2=$(tail -1 "$RES/host-tb2/collectives.csv" | cut -d, -f8)
+  grep -q ',true,[^,]*$' "$RES/host-tb2/collectives.csv" || note "2-channel ring not correct"
+  python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if b < 0.7 * a else 1)" "$t1" "$t2" ||
+    note "one channel $t1 us, two channels $t2 us: two should be much faster under a threadblock rate"
+}
+
 # `check` names the schedule it validated, on a host and on a UALink fabric.
 t_schedule_check_line() {
   fs check "$ROOT/topologies/frank1.yaml" "${HOST_SCHED[@]}" --set workload.schedule=schedules/ring-allreduce-8.xml --dot "$TMP"
@@ -1393,6 +1408,7 @@ check "schedule on a PCIe host, bad combinations (ranks vs group, bad file, deco
 check "schedule on a PCIe host: wrong result exit 1, deadlock exit 3" t_host_schedule_wrong_and_deadlock
 check "a host study sweeps schedules" t_host_schedule_sweep
 check "check names the schedule: ranks, threadblocks, steps, messages, memory" t_schedule_check_line
+check "gpu.threadblock_rate on a host: a 2-channel ring schedule beats the 1-channel one" t_host_schedule_channels_matter
 
 echo "$passed passed, $failed failed"
 ((failed == 0))
