@@ -319,7 +319,7 @@ int cmd_run_host(const RunArgs& a, std::shared_ptr<config::Document> doc) {
                              : W.schedule ? fmt::format("schedule {} ({} of {} B)", W.schedule_path,
                                                         sw::to_string(W.collective), W.size_bytes)
                                           : fmt::format("{} of {} B per GPU", W.transport, W.size_bytes),
-                             W.ops ? fmt::format("{} operations", W.ops)
+                             W.ops ? fmt::format("{} operation{}", W.ops, W.ops == 1 ? "" : "s")
                                    : fmt::format("{:.3f} s simulated", sim::cell_duration_ps(cfg) / 1e12),
                              cfg.seed);
   if (const auto& S = W.schedule) {  // MSCCL minBytes / maxBytes: the sizes it is meant for (not enforced)
