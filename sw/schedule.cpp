@@ -172,6 +172,11 @@ Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
         doc.first_child().type() == pugi::node_element ? doc.first_child() : doc.document_element();
     fail(file, first ? X.line(first) : 1, "an MSCCL schedule has one <algo> element at the top");
   }
+  // pugixml accepts several top-level elements; a second <algo> (or anything
+  // else) would be ignored without a word.
+  for (const pugi::xml_node& n : doc.children())
+    if (n.type() == pugi::node_element && n != algo)
+      X.fail_at(n, std::string("<") + n.name() + "> after the <algo> element (an MSCCL schedule file holds one <algo>)");
   Schedule S;
   S.file = file;
   S.format = "msccl-xml";

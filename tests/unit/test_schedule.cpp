@@ -4,6 +4,7 @@
 // order, no time), the correctness check and the critical path.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -427,4 +428,15 @@ TEST(ScheduleLimits, HugeChunkCountsAreRejectedNotWrapped) {
   const std::string e = err(big, 8 << 20);
   EXPECT_NE(e.find("a.xml:3: rank 0: s_chunks=1099511627776 of 4194304 B each"), std::string::npos) << e;
   EXPECT_NE(e.find("more than 1 TiB of scratch"), std::string::npos) << e;
+}
+
+// pugixml parses several top-level elements: a second <algo> used to be ignored silently.
+TEST(ScheduleLimits, XmlWithASecondAlgoIsRejected) {
+  const std::string two = two_rank();
+  const std::string algo = two.substr(two.find("<algo"));
+  const std::string e = error_of(two + algo);
+  EXPECT_NE(e.find("t.xml:" + std::to_string(std::count(two.begin(), two.end(), '\n') + 1) +
+                   ": <algo> after the <algo> element"),
+            std::string::npos)
+      << e;
 }
