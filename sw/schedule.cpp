@@ -106,6 +106,7 @@ class XmlReader {
 };
 
 constexpr long long kMaxChunks = 1ll << 40;
+constexpr std::uint64_t kMaxScratchBytes = 1ull << 40;  ///< per rank
 constexpr long long kMaxIds = 1 << 20;
 
 }  // namespace
@@ -171,6 +172,11 @@ Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
         doc.first_child().type() == pugi::node_element ? doc.first_child() : doc.document_element();
     fail(file, first ? X.line(first) : 1, "an MSCCL schedule has one <algo> element at the top");
   }
+  // pugixml accepts several top-level elements; a second <algo> (or anything
+  // else) would be ignored without a word.
+  for (const pugi::xml_node& n : doc.children())
+    if (n.type() == pugi::node_element && n != algo)
+      X.fail_at(n, std::string("<") + n.name() + "> after the <algo> element (an MSCCL schedule file holds one <algo>)");
   Schedule S;
   S.file = file;
   S.format = "msccl-xml";
@@ -276,8 +282,11 @@ class YamlReader {
   [[noreturn]] void fail_at(const YAML::Node& n, const std::string& what) const { fail(file_, line(n), what); }
   void keys(const YAML::Node& m, const std::string& where, const std::set<std::string>& allowed) const {
     if (!m.IsMap()) fail_at(m, where + " must be a map");
+    std::set<std::string> seen;
     for (auto it = m.begin(); it != m.end(); ++it) {
       const std::string k = it->first.Scalar();
+      // yaml-cpp keeps the first of two equal keys silently; a strict file rejects them.
+      if (!seen.insert(k).second) fail_at(it->first, "duplicate key '" + k + "' in " + where);
       if (!allowed.count(k)) {
         std::string known;
         for (const auto& a : allowed) known += (known.empty() ? "" : ", ") + a;
@@ -329,15 +338,27 @@ class YamlReader {
   }
   static std::string scalar(const YAML::Node& v) { return v.IsScalar() ? v.Scalar() : "(not a single value)"; }
   const std::string& file() const { return file_; }
+  /// One more rank, threadblock or step read at `n`. Written out, each takes
+  /// several bytes of text; only aliases (`*name`, which yaml-cpp expands by
+  /// reference) can make more of them than the file has bytes, and a few
+  /// kilobytes of nested aliases would expand to billions of steps.
+  void count(const YAML::Node& n) {
+    if (++items_ > budget_)
+      fail_at(n, "YAML aliases expand the schedule to more ranks, threadblocks and steps than the file has bytes (" +
+                     std::to_string(budget_) + "); write each step out");
+  }
+  void set_budget(std::uint64_t bytes) { budget_ = bytes; }
 
  private:
   std::string file_;
+  std::uint64_t items_ = 0, budget_ = 0;
 };
 
 }  // namespace
 
 Schedule parse_schedule_yaml(const std::string& text, const std::string& file) {
   YamlReader Y(file);
+  Y.set_budget(text.size());
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -387,6 +408,7 @@ Schedule parse_schedule_yaml(const std::string& text, const std::string& file) {
   if (!gpus || !gpus.IsSequence()) Y.fail_at(gpus ? gpus : s, "schedule.gpus must be a list of ranks");
   for (std::size_t gi = 0; gi < gpus.size(); ++gi) {
     const YAML::Node g = gpus[gi];
+    Y.count(g);
     const std::string gw = "schedule.gpus[" + std::to_string(gi) + "]";
     Y.keys(g, gw, {"rank", "buffers", "threadblocks"});
     ScheduleGpu G;
@@ -400,6 +422,7 @@ Schedule parse_schedule_yaml(const std::string& text, const std::string& file) {
     if (tbs && !tbs.IsSequence()) Y.fail_at(tbs, gw + ".threadblocks must be a list");
     for (std::size_t ti = 0; tbs && ti < tbs.size(); ++ti) {
       const YAML::Node t = tbs[ti];
+      Y.count(t);
       const std::string tw = gw + ".threadblocks[" + std::to_string(ti) + "]";
       Y.keys(t, tw, {"id", "send", "recv", "channel", "steps"});
       ScheduleThreadblock T;
@@ -412,6 +435,7 @@ Schedule parse_schedule_yaml(const std::string& text, const std::string& file) {
       if (steps && !steps.IsSequence()) Y.fail_at(steps, tw + ".steps must be a list");
       for (std::size_t si = 0; steps && si < steps.size(); ++si) {
         const YAML::Node p = steps[si];
+        Y.count(p);
         const std::string pw = tw + ".steps[" + std::to_string(si) + "]";
         Y.keys(p, pw, {"type", "src", "dst", "cnt", "after"});
         ScheduleStep P;
@@ -438,8 +462,9 @@ Schedule parse_schedule_yaml(const std::string& text, const std::string& file) {
         if (const YAML::Node a = p["after"]) {
           long long tb = -1, st = -1;
           if (!a.IsSequence() || a.size() != 2 || !a[0].IsScalar() || !a[1].IsScalar() ||
-              !parse_int(a[0].Scalar(), tb) || !parse_int(a[1].Scalar(), st) || tb < 0 || st < 0)
-            Y.fail_at(a, pw + ".after must be [THREADBLOCK, STEP] (both >= 0)");
+              !parse_int(a[0].Scalar(), tb) || !parse_int(a[1].Scalar(), st) || tb < 0 || st < 0 || tb > kMaxIds ||
+              st > kMaxIds)
+            Y.fail_at(a, pw + ".after must be [THREADBLOCK, STEP] (both in [0, " + std::to_string(kMaxIds) + "])");
           P.depid = static_cast<int>(tb);
           P.deps = static_cast<int>(st);
         }
@@ -665,16 +690,22 @@ void check_run(const Schedule& S, int ranks, const Op* explicit_op, std::uint64_
   const std::uint64_t C = chunk_bytes(S, T);
   const std::uint64_t in = op_in_bytes(S.op, T, ranks), out = op_out_bytes(S.op, T, ranks);
   for (const ScheduleGpu& G : S.gpus) {
-    if (G.o_chunks * C != out)
+    // Chunk counts are compared, not multiplied by the chunk size: counts up
+    // to 2^40 times chunks of up to 4 GiB would overflow 64 bits.
+    auto buffer = [&](const char* what, std::uint64_t chunks, std::uint64_t need) {
+      if (chunks == need / C && need % C == 0) return;
       fail(F, G.line,
-           "rank " + std::to_string(G.id) + ": o_chunks=" + std::to_string(G.o_chunks) + " gives " +
-               std::to_string(G.o_chunks * C) + " B of output, " + S.coll + " of " + std::to_string(T) + " B needs " +
-               std::to_string(out) + " B (" + std::to_string(out / C) + " chunks)");
-    if (G.i_chunks * C != in && !(S.inplace && G.i_chunks == 0))
+           "rank " + std::to_string(G.id) + ": " + what + "_chunks=" + std::to_string(chunks) + " chunks of " +
+               std::to_string(C) + " B, but " + S.coll + " of " + std::to_string(T) + " B needs " +
+               std::to_string(need) + " B of " + (what[0] == 'o' ? "output" : "input") + " (" +
+               std::to_string(need / C) + " chunks)");
+    };
+    buffer("o", G.o_chunks, out);
+    if (!(S.inplace && G.i_chunks == 0)) buffer("i", G.i_chunks, in);
+    if (G.s_chunks > kMaxScratchBytes / C)
       fail(F, G.line,
-           "rank " + std::to_string(G.id) + ": i_chunks=" + std::to_string(G.i_chunks) + " gives " +
-               std::to_string(G.i_chunks * C) + " B of input, " + S.coll + " of " + std::to_string(T) + " B needs " +
-               std::to_string(in) + " B (" + std::to_string(in / C) + " chunks)");
+           "rank " + std::to_string(G.id) + ": s_chunks=" + std::to_string(G.s_chunks) + " of " + std::to_string(C) +
+               " B each (size " + std::to_string(T) + " B) is more than 1 TiB of scratch");
   }
 }
 

@@ -22,7 +22,6 @@ ScheduleLayout layout_schedule(const Schedule& S, std::uint64_t T, std::uint64_t
   const int N = S.ngpus;
   L.ranks.resize(N);
   L.steps.resize(N);
-  std::uint32_t max_tbs = 0;
   for (int g = 0; g < N; ++g) {
     const ScheduleGpu& G = S.gpus[g];
     ScheduleRankLayout& R = L.ranks[g];
@@ -50,27 +49,32 @@ ScheduleLayout layout_schedule(const Schedule& S, std::uint64_t T, std::uint64_t
     R.total = R.staging;
     L.steps[g].resize(G.tbs.size());
     for (std::size_t t = 0; t < G.tbs.size(); ++t) L.steps[g][t].resize(G.tbs[t].steps.size());
-    max_tbs = std::max<std::uint32_t>(max_tbs, static_cast<std::uint32_t>(G.tbs.size()));
   }
-  L.flags = std::max<std::uint32_t>(8, max_tbs);
-  // Receives: one staging slot per message, flag = the receiving threadblock's index.
+  // Receives: one staging slot and one flag per message. The flag counts the
+  // message's landed pieces, so a message is known to be there whatever order
+  // the fabric completes writes in (a PCIe host's GPU interleaves its
+  // concurrent transfers, so a later message can land before an earlier one
+  // on the same connection).
+  std::uint32_t max_messages = 0;
   for (int g = 0; g < N; ++g) {
     ScheduleRankLayout& R = L.ranks[g];
+    std::uint32_t flag = 0;
     for (std::size_t t = 0; t < S.gpus[g].tbs.size(); ++t) {
-      std::uint64_t seq = 0, need = 0;
+      std::uint64_t seq = 0;
       const auto& steps = S.gpus[g].tbs[t].steps;
       for (std::size_t k = 0; k < steps.size(); ++k) {
         if (!receives(steps[k].type)) continue;
         StepPlan& P = L.steps[g][t][k];
         P.rx_addr = R.total;
         P.rx_seq = seq++;
-        need += pieces(steps[k].cnt * C);
-        P.rx_need = need;
-        P.rx_flag = static_cast<int>(t);
+        P.rx_need = pieces(steps[k].cnt * C);
+        P.rx_flag = static_cast<int>(flag++);
         R.total += steps[k].cnt * C;
       }
     }
+    max_messages = std::max(max_messages, flag);
   }
+  L.flags = std::max<std::uint32_t>(8, max_messages);
   // Sends: the matching receive (validate() guarantees one), in step order per connection.
   for (int g = 0; g < N; ++g)
     for (std::size_t t = 0; t < S.gpus[g].tbs.size(); ++t) {

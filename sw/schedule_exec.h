@@ -15,8 +15,8 @@ namespace fabricsim::sw {
 struct StepPlan {
   std::uint64_t rx_addr = 0;  ///< receiving step: staging slot of its message in local memory
   std::uint64_t rx_seq = 0;   ///< receiving step: 0-based index of its message on its connection
-  std::uint64_t rx_need = 0;  ///< receiving step: flag value once its message has landed (pieces so far)
-  int rx_flag = -1;           ///< receiving step: local flag counting the connection's landed pieces
+  std::uint64_t rx_need = 0;  ///< receiving step: flag value once its message has landed (its pieces)
+  int rx_flag = -1;           ///< receiving step: local flag of its message (one per message received), counting its landed pieces
   int tx_peer = -1;           ///< sending step: schedule rank it sends to
   std::uint64_t tx_addr = 0;  ///< sending step: staging slot at the peer
   int tx_flag = -1;           ///< sending step: the peer's flag for the connection
@@ -35,7 +35,7 @@ struct ScheduleLayout {
   std::uint64_t bytes = 0, chunk = 0;
   std::vector<ScheduleRankLayout> ranks;
   std::vector<std::vector<std::vector<StepPlan>>> steps;  ///< [rank][threadblock][step]
-  std::uint32_t flags = 8;                                ///< flags per rank (one per receiving threadblock)
+  std::uint32_t flags = 8;                                ///< flags per rank (one per message received, at least 8)
   std::uint64_t piece_bytes = 0;                          ///< a message moves as writes of at most this (0: one write)
   std::uint64_t memory_bytes = 0;                         ///< max over ranks of total
 };

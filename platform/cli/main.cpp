@@ -314,19 +314,40 @@ int cmd_run_host(const RunArgs& a, std::shared_ptr<config::Document> doc) {
     std::cout << fmt::format("fabricsim run: {} ({}), GPUs {}, {}, {}, seed {}\n", cfg.host.name, a.fabric, group,
                              cfg.decode_mode
                                  ? fmt::format("decode rounds after {} selection", sw::to_string(cfg.decode.selection))
-                                 : fmt::format("{} of {} B per GPU", W.transport, W.size_bytes),
-                             W.ops ? fmt::format("{} operations", W.ops)
+                             : W.schedule ? fmt::format("schedule {} ({} of {} B)", W.schedule_path,
+                                                        sw::to_string(W.collective), W.size_bytes)
+                                          : fmt::format("{} of {} B per GPU", W.transport, W.size_bytes),
+                             W.ops ? fmt::format("{} operation{}", W.ops, W.ops == 1 ? "" : "s")
                                    : fmt::format("{:.3f} s simulated", sim::cell_duration_ps(cfg) / 1e12),
                              cfg.seed);
+  if (const auto& S = W.schedule) {  // MSCCL minBytes / maxBytes: the sizes it is meant for (not enforced)
+    const std::uint64_t T = W.size_bytes;
+    if ((S->min_bytes && T < S->min_bytes) || (S->max_bytes && T > S->max_bytes))
+      std::cerr << fmt::format("warning: size {} B lies outside the schedule's [minBytes, maxBytes] = [{}, {}]\n", T,
+                               S->min_bytes, S->max_bytes ? std::to_string(S->max_bytes) : std::string("-"));
+  }
   report::TraceWriter tw;
   const sim::HostRunResult r = sim::run_host(cfg, !a.quiet && isatty(2), a.trace ? &tw : nullptr);
   if (!r.ok) {
     exit_unfinished(r.diagnosis);
   }
+  const fs::path out(a.out);
+  if (W.schedule) {  // a user's schedule: the nccl-tests row, per-step and per-threadblock timing
+    BlockSignals b;
+    write_atomic(out / "collectives.csv", report::with_run_id_column(r.collectives_csv, id.id()));
+    write_atomic(out / "steps.csv", report::with_run_id_column(r.steps_csv, id.id()));
+    write_atomic(out / "threadblocks.csv", report::with_run_id_column(r.threadblocks_csv, id.id()));
+  }
   write_result(a, r.json, tw, id);
-  if (!a.quiet) std::cout << r.summary << fmt::format("  wrote {}/result.json\n", a.out);
+  if (!a.quiet)
+    std::cout << r.summary
+              << fmt::format("  wrote {0}/result.json{1}\n", a.out,
+                             W.schedule ? fmt::format(", {0}/collectives.csv, {0}/steps.csv, {0}/threadblocks.csv", a.out)
+                                        : "");
   if (W.data && W.verify && !r.correct) {
-    std::cerr << "error: the AllReduce result is numerically wrong\n";
+    std::cerr << (W.schedule ? "error: the collective's result is numerically wrong"
+                             : "error: the AllReduce result is numerically wrong")
+              << (r.first_wrong.empty() ? std::string() : ": " + r.first_wrong) << "\n";
     return 1;
   }
   return 0;

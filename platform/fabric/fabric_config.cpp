@@ -140,23 +140,27 @@ std::string resolve_schedule_path(const config::Section& w, const std::string& v
                                  value, beside.lexically_normal().string()));
 }
 
-void parse_schedule_workload(WorkloadSpec& W, config::Section& w, const FabricSpec& F, bool op_explicit, int ranks) {
+}  // namespace
+
+std::shared_ptr<const sw::Schedule> load_workload_schedule(config::Section& w, std::string& path) {
   if (!w.has("schedule"))
     w.fail("algorithm", "algorithm: schedule needs workload.schedule: PATH (MSCCL .xml or .yaml)");
-  W.schedule_path = resolve_schedule_path(w, w.string("schedule", ""));
-  std::shared_ptr<sw::Schedule> S;
+  path = resolve_schedule_path(w, w.string("schedule", ""));
   {  // the schedule is an input of the run: its bytes join the run's identity (resume rule)
-    std::ifstream f(W.schedule_path, std::ios::binary);
-    if (f) config::record_file_read(W.schedule_path, std::string{std::istreambuf_iterator<char>(f), {}});
+    std::ifstream f(path, std::ios::binary);
+    if (f) config::record_file_read(path, std::string{std::istreambuf_iterator<char>(f), {}});
   }
   try {
-    S = std::make_shared<sw::Schedule>(sw::load_schedule(W.schedule_path));
+    return std::make_shared<const sw::Schedule>(sw::load_schedule(path));
   } catch (const sw::ScheduleError& e) {
     w.fail("schedule", e.what());
   }
-  const sw::Op declared = W.collective.op;
+}
+
+void check_workload_schedule(config::Section& w, const sw::Schedule& S, int ranks, const sw::Op* explicit_op,
+                             std::uint64_t bytes) {
   try {
-    sw::check_run(*S, ranks, op_explicit ? &declared : nullptr, W.collective.bytes);
+    sw::check_run(S, ranks, explicit_op, bytes);
   } catch (const sw::ScheduleError& e) {
     const std::string m = e.what();
     const std::string key = m.find("workload.collective") != std::string::npos ? "collective"
@@ -165,6 +169,14 @@ void parse_schedule_workload(WorkloadSpec& W, config::Section& w, const FabricSp
                                 : "schedule";
     w.fail(w.has(key) ? key : "schedule", m);
   }
+}
+
+namespace {
+
+void parse_schedule_workload(WorkloadSpec& W, config::Section& w, const FabricSpec& F, bool op_explicit, int ranks) {
+  const auto S = load_workload_schedule(w, W.schedule_path);
+  const sw::Op declared = W.collective.op;
+  check_workload_schedule(w, *S, ranks, op_explicit ? &declared : nullptr, W.collective.bytes);
   W.collective.op = S->op;
   W.collective.algorithm = "schedule";
   if (S->op == sw::Op::broadcast && W.collective.root >= ranks)

@@ -47,6 +47,22 @@ struct FabricRunConfig {
   std::uint64_t deadline_ps = 0;  ///< simulated-time watchdog (run.deadline; default 10 s)
 };
 
+/// workload.schedule of section `w` (docs/collectives.md "Schedules"), for
+/// every fabric kind: the path resolved beside the fabric file, else in the
+/// current folder (stored in `path`); its bytes recorded in
+/// config::files_read() (the run's identity); loaded and validated. Throws
+/// ConfigError at key 'schedule' (a missing file; the schedule's own
+/// "FILE:LINE: what" for a malformed one), or at 'algorithm' if the key is
+/// absent.
+std::shared_ptr<const sw::Schedule> load_workload_schedule(config::Section& w, std::string& path);
+
+/// sw::check_run against a run of `ranks` accelerators, `explicit_op` (the
+/// workload's collective when written) and size `bytes`, as a ConfigError at
+/// the key concerned: 'collective', 'size' (sizes and chunk counts), else
+/// 'schedule' (falling back to 'schedule' where the key is not written).
+void check_workload_schedule(config::Section& w, const sw::Schedule& s, int ranks, const sw::Op* explicit_op,
+                             std::uint64_t bytes);
+
 /// Kind of a fabric file without parsing it all: the value of fabric.kind
 /// ("link-pair", "ring", ...). Throws ConfigError if absent.
 std::string fabric_kind(const config::Document& doc);

@@ -13,6 +13,8 @@
 #include <set>
 
 #include "platform/config/units.h"
+#include "platform/fabric/fabric_config.h"
+#include "sw/schedule_exec.h"
 #include "sw/transports.h"
 
 namespace fabricsim::fabric {
@@ -229,6 +231,11 @@ HostRunConfig parse_host(config::Section root) {
     H.gpu.reduce_rate_bytes_per_s = g.rate_bps("reduce_rate", 200e9 * 8) / 8;
     H.gpu.dma_setup_ps = g.time_ps("dma_setup", 0);
     H.gpu.memory_latency_ps = g.time_ps("memory_latency", 500'000);
+    // Schedules (sw/schedule_exec.h): copy / reduce rate of one threadblock; off (0) by default.
+    if (g.has("threadblock_rate")) {
+      const std::string v = g.string("threadblock_rate", "off");
+      H.gpu.threadblock_rate_bytes_per_s = v == "off" || v == "0" ? 0 : g.rate_bps("threadblock_rate", 0) / 8.0;
+    }
     g.finish();
   }
 
@@ -304,9 +311,29 @@ HostRunConfig parse_host(config::Section root) {
   {
     config::Section w = root.child_or_empty("workload");
     HostWorkload& W = c.workload;
+    // A user's schedule (docs/models/pcie.md, "Schedules") instead of a transport.
+    const bool schedule = w.has("algorithm") && w.choice("algorithm", "", {"schedule"}) == "schedule";
+    std::shared_ptr<const sw::Schedule> S;
+    std::vector<std::string> group_default{"0", "1", "2", "3"};
+    if (schedule) {
+      S = load_workload_schedule(w, W.schedule_path);
+      const std::string where = fmt::format("{}:{}: ", S->file, S->ngpus_line);
+      if (!w.has("group")) {
+        if (S->ngpus > static_cast<int>(H.gpus.size()))
+          w.fail("schedule", fmt::format("{}the schedule is for ngpus={} ranks, the host has {} GPUs", where,
+                                         S->ngpus, H.gpus.size()));
+        group_default.clear();
+        for (int g = 0; g < S->ngpus; ++g) group_default.push_back(std::to_string(g));
+      }
+      if (w.has("rank_map"))
+        w.fail("rank_map", "on a pcie-host fabric workload.group places the ranks: schedule rank i runs on GPU group[i]");
+    } else {
+      for (const char* k : {"schedule", "rank_map", "collective", "root"})
+        if (w.has(k)) w.fail(k, "only read with workload.algorithm: schedule");
+    }
     W.group.clear();
     std::set<int> seen;
-    for (const auto& g : w.strings("group", {"0", "1", "2", "3"})) {
+    for (const auto& g : w.strings("group", group_default)) {
       int v = -1;
       try {
         std::size_t pos = 0;
@@ -320,9 +347,14 @@ HostRunConfig parse_host(config::Section root) {
       W.group.push_back(v);
     }
     if (W.group.size() < 2) w.fail("group", "a group needs at least 2 GPUs");
+    if (S && static_cast<int>(W.group.size()) != S->ngpus)
+      w.fail("group", fmt::format("{}:{}: the schedule is for ngpus={} ranks, the group lists {} GPUs (schedule rank "
+                                  "i runs on GPU group[i])",
+                                  S->file, S->ngpus_line, S->ngpus, W.group.size()));
     const auto& names = sw::transport_names();
     std::vector<std::string> choices = names;
-    W.transport = w.choice("transport", "pull", choices);
+    W.transport = w.choice("transport", "pull", choices);  // validated, but a schedule moves data as its steps say
+    if (S) W.transport = "schedule";
     W.size_bytes = w.bytes("size", W.size_bytes);
     const std::uint64_t n = W.group.size();
     if (W.size_bytes == 0 || W.size_bytes % (4 * n) != 0)
@@ -335,14 +367,28 @@ HostRunConfig parse_host(config::Section root) {
       if (w.has("duration") && W.duration_ps == 0) w.fail("duration", "a cell must last > 0 (or write 'auto')");
     }
     W.min_duration_ps = w.time_ps("min_duration", W.min_duration_ps);
-    W.ops = w.integer("ops", 0, 0, 1ull << 40);
+    // A schedule runs `ops` times (default once); ops: 0 runs it back to back for the cell's duration.
+    W.ops = w.integer("ops", S ? 1 : 0, 0, 1ull << 40);
     W.barrier_ps = w.time_ps("barrier", 1'000'000);
     W.chunk_bytes = w.bytes("chunk", W.chunk_bytes);
     if (W.chunk_bytes == 0 || W.chunk_bytes % 4) w.fail("chunk", "chunk must be a positive multiple of 4 B");
     W.kernel_barriers = w.boolean("kernel_barriers", false);
-    W.data = w.boolean("data", false);
+    W.data = w.boolean("data", S != nullptr);  // a schedule moves real bytes and is checked by default
     W.verify = w.boolean("verify", true);
     c.decode_mode = w.choice("mode", "transport", {"transport", "decode"}) == "decode";
+    if (S) {
+      if (c.decode_mode) w.fail("mode", "decode rounds run transports picked by a selection policy, not a schedule");
+      const bool op_explicit = w.has("collective");
+      const sw::Op declared = sw::parse_op(w.choice(
+          "collective", "allreduce", {"allreduce", "reduce_scatter", "allgather", "alltoall", "broadcast"}));
+      check_workload_schedule(w, *S, static_cast<int>(W.group.size()), op_explicit ? &declared : nullptr,
+                              W.size_bytes);
+      W.collective = S->op;
+      W.root = static_cast<int>(w.integer("root", 0, 0, 1u << 20));
+      if (S->op == sw::Op::broadcast && W.root >= S->ngpus)
+        w.fail("root", fmt::format("broadcast root {} out of range [0, {}]", W.root, S->ngpus - 1));
+      W.schedule = S;
+    }
     w.finish();
     wsec = w;
   }
@@ -414,6 +460,7 @@ HostRunConfig parse_host(config::Section root) {
   // and real bytes must fit in RAM.
   {
     std::vector<std::pair<std::string, std::uint64_t>> uses{{c.workload.transport, c.workload.size_bytes}};
+    if (c.workload.schedule) uses.clear();  // a schedule writes GPU to GPU: nothing staged in host memory
     if (c.decode_mode) {
       uses.clear();
       const auto& D = c.decode;
@@ -435,6 +482,10 @@ HostRunConfig parse_host(config::Section root) {
                                     n, need, H.host_memory_bytes));
       gpu_bytes = std::max(gpu_bytes, sw::layout(spec, n).total);
     }
+    if (const auto& S = c.workload.schedule)
+      gpu_bytes = sw::layout_schedule(*S, c.workload.size_bytes,
+                                      H.gpu.threadblock_rate_bytes_per_s > 0 ? sw::kRatePieceBytes : 0)
+                      .memory_bytes;
     const std::uint64_t ram = gpu_bytes * static_cast<std::uint64_t>(n) + H.host_memory_bytes;
     if (c.workload.data && ram > (8ull << 30))
       wsec->fail("data", fmt::format("real bytes need {} MiB of RAM (GPU buffers and host memory); at most 8192 MiB "
@@ -517,6 +568,19 @@ nlohmann::ordered_json to_json(const HostRunConfig& c) {
       {"kernel_barriers", W.kernel_barriers},
       {"data", W.data},
       {"verify", W.verify}};
+  if (const auto& S = W.schedule) {
+    j["workload"]["algorithm"] = "schedule";
+    j["workload"]["collective"] = sw::to_string(W.collective);
+    j["workload"]["root"] = W.root;
+    j["workload"]["schedule"] = {{"file", W.schedule_path},     {"format", S->format},
+                                 {"name", S->name},             {"coll", S->coll},
+                                 {"proto", S->proto},           {"nchannels", S->nchannels},
+                                 {"nchunksperloop", S->nchunksperloop}, {"ngpus", S->ngpus},
+                                 {"inplace", S->inplace},       {"min_bytes", S->min_bytes},
+                                 {"max_bytes", S->max_bytes}};
+    if (H.gpu.threadblock_rate_bytes_per_s > 0)
+      j["gpu"]["threadblock_rate_GBps"] = H.gpu.threadblock_rate_bytes_per_s / 1e9;
+  }
   if (c.decode_mode) {
     const auto& D = c.decode;
     j["decode"] = {{"selection", sw::to_string(D.selection)},

@@ -6,12 +6,14 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "models/accelerator/accelerator_params.h"
 #include "models/pcie/core/pcie_engine.h"
 #include "platform/config/yaml_config.h"
+#include "sw/schedule.h"
 #include "sw/selection.h"
 
 namespace fabricsim::fabric {
@@ -60,8 +62,16 @@ struct HostWorkload {
   std::uint64_t barrier_ps = 0;            ///< cost of the cross-GPU start barrier (included in every operation)
   std::uint64_t chunk_bytes = 256 * 1024;  ///< bulk transports
   bool kernel_barriers = false;  ///< one-shot transports open and close with a barrier of flag writes over PCIe
-  bool data = false;             ///< move real bytes (and verify) — slow for long cells
+  bool data = false;             ///< move real bytes (and verify) — slow for long cells; default true with a schedule
   bool verify = true;
+  // ---- a user's schedule (workload.algorithm: schedule; docs/models/pcie.md "Schedules") ----
+  /// Loaded, validated and checked against the group and size; null for a
+  /// transport run. Schedule rank i runs on GPU group[i]; every operation of
+  /// the harness runs it once (default ops: 1).
+  std::shared_ptr<const sw::Schedule> schedule;
+  std::string schedule_path;       ///< workload.schedule as resolved (host file's folder, else the current one)
+  sw::Op collective = sw::Op::allreduce;  ///< the schedule's collective
+  int root = 0;                    ///< broadcast root (schedule rank)
 };
 
 /// Decode-round workload with transport selection (host-bridge.md §6,

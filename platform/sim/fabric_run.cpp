@@ -14,9 +14,7 @@
 #include <fstream>
 #include <limits>
 #include <memory>
-#include <set>
 #include <sstream>
-#include <tuple>
 
 #include <unistd.h>
 
@@ -28,6 +26,7 @@
 #include "platform/fabric/fabric_graph.h"
 #include "platform/sim/fabric_platform.h"
 #include "platform/sim/kernel_hooks.h"
+#include "platform/sim/schedule_report.h"
 #include "sw/schedule_exec.h"
 
 namespace fabricsim::sim {
@@ -59,19 +58,20 @@ const char* correct_text(const fabric::FabricRunConfig& c, const CollectiveRow& 
 // The algorithm column: a built-in algorithm's name, or "schedule:<name>" (CSV-safe).
 std::string algorithm_label(const fabric::FabricRunConfig& c) {
   if (!c.workload.schedule) return c.workload.collective.algorithm;
-  std::string n = c.workload.schedule->name;
-  if (n.empty()) n = std::filesystem::path(c.workload.schedule_path).stem().string();
-  for (char& ch : n)
-    if (ch == ',' || ch == '"' || ch == '\n' || ch == '\r') ch = '_';
-  return "schedule:" + n;
+  return schedule_label(*c.workload.schedule, c.workload.schedule_path);
 }
 
-std::string collective_csv(const fabric::FabricRunConfig& c, const CollectiveRow& r) {
+std::string collective_csv(const std::string& collective, const std::string& algorithm, std::uint64_t ranks,
+                           const CollectiveRow& r, const std::string& redop, const std::string& correct) {
   return fmt::format(
       "collective,algorithm,ranks,size,count,type,redop,time_us,algbw_GBps,busbw_GBps,correct\n"
       "{},{},{},{},{},float,{},{:.3f},{:.3f},{:.3f},{}\n",
-      sw::to_string(c.workload.collective.op), algorithm_label(c), c.fabric.accelerators(), r.size_bytes, r.count,
-      redop(c.workload.collective.op), r.time_us, r.algbw_GBps, r.busbw_GBps, correct_text(c, r));
+      collective, algorithm, ranks, r.size_bytes, r.count, redop, r.time_us, r.algbw_GBps, r.busbw_GBps, correct);
+}
+
+std::string collective_csv(const fabric::FabricRunConfig& c, const CollectiveRow& r) {
+  return collective_csv(sw::to_string(c.workload.collective.op), algorithm_label(c), c.fabric.accelerators(), r,
+                        redop(c.workload.collective.op), correct_text(c, r));
 }
 
 void validate_fabric(const fabric::FabricRunConfig& cfg) {
@@ -288,70 +288,16 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
 
   // Schedules: per-step and per-threadblock timing, the critical path, trace tracks.
   nlohmann::ordered_json sched_json;
+  std::string sched_summary;
   if (sched && completed) {
-    const std::uint64_t t0 = timing->start[iters - 1];
-    auto us = [t0](std::uint64_t ps) {
-      return fmt::format("{:.3f}", (static_cast<double>(ps) - static_cast<double>(t0)) / 1e6);
-    };
-    const auto path = sw::critical_path(*sched, timing->records);
-    std::set<std::tuple<int, int, int>> on_path;
-    for (const auto& p : path) on_path.insert({p.rank, p.tb, p.step});
-    std::ostringstream sc, tc;
-    sc << "rank,accelerator,threadblock,step,type,send,recv,channel,cnt,bytes,start_us,ready_us,end_us,wait_us,busy_us,"
-          "landed_us,critical\n";
-    tc << "rank,accelerator,threadblock,send,recv,channel,steps,bytes_sent,bytes_received,start_us,end_us,wait_us,busy_"
-          "us\n";
-    const std::uint64_t C = SL->chunk;
-    for (int g = 0; g < N; ++g) {
-      const auto& G = sched->gpus[g];
-      const std::string accn = F.nodes.empty() ? "" : rank_names[fabric_of[g]];
-      if (trace) trace->name_process(100 + g, fmt::format("schedule rank {} ({})", g, accn));
-      for (std::size_t t = 0; t < G.tbs.size(); ++t) {
-        const auto& T = G.tbs[t];
-        const auto& rec = timing->records[g][t];
-        std::uint64_t sent = 0, got = 0, wait = 0, busy = 0;
-        if (trace)
-          trace->name_thread(100 + g, static_cast<int>(t),
-                             fmt::format("threadblock {} (send {} recv {} chan {})", t, T.send, T.recv, T.chan));
-        for (std::size_t k = 0; k < T.steps.size(); ++k) {
-          const auto& P = T.steps[k];
-          const auto& r = rec[k];
-          const std::uint64_t b = P.cnt * C;
-          if (sw::sends(P.type)) sent += b;
-          if (sw::receives(P.type)) got += b;
-          wait += r.ready - r.start;
-          busy += r.end - r.ready;
-          const bool crit = on_path.count({g, static_cast<int>(t), static_cast<int>(k)}) > 0;
-          sc << g << "," << accn << "," << t << "," << k << "," << sw::to_string(P.type) << "," << T.send << ","
-             << T.recv << "," << T.chan << "," << P.cnt << "," << b << "," << us(r.start) << "," << us(r.ready) << ","
-             << us(r.end) << "," << fmt::format("{:.3f}", (r.ready - r.start) / 1e6) << ","
-             << fmt::format("{:.3f}", (r.end - r.ready) / 1e6) << "," << (sw::sends(P.type) ? us(r.landed) : "") << ","
-             << (crit ? 1 : 0) << "\n";
-          if (trace)
-            trace->span(fmt::format("{} {}", k, sw::to_string(P.type)), crit ? "schedule,critical" : "schedule",
-                        100 + g, static_cast<int>(t), r.start, r.end - r.start,
-                        {{"cnt", P.cnt}, {"bytes", b}, {"wait_us", (r.ready - r.start) / 1e6}, {"critical", crit}});
-        }
-        tc << g << "," << accn << "," << t << "," << T.send << "," << T.recv << "," << T.chan << "," << T.steps.size()
-           << "," << sent << "," << got << "," << (rec.empty() ? us(t0) : us(rec.front().start)) << ","
-           << (rec.empty() ? us(t0) : us(rec.back().end)) << "," << fmt::format("{:.3f}", wait / 1e6) << ","
-           << fmt::format("{:.3f}", busy / 1e6) << "\n";
-      }
-    }
-    res.steps_csv = sc.str();
-    res.threadblocks_csv = tc.str();
-    nlohmann::ordered_json cp = nlohmann::ordered_json::array();
-    for (const auto& p : path) {
-      const auto& r = timing->records[p.rank][p.tb][p.step];
-      cp.push_back({{"rank", p.rank},
-                    {"threadblock", p.tb},
-                    {"step", p.step},
-                    {"type", sw::to_string(sched->gpus[p.rank].tbs[p.tb].steps[p.step].type)},
-                    {"start_us", (static_cast<double>(r.start) - t0) / 1e6},
-                    {"ready_us", (static_cast<double>(r.ready) - t0) / 1e6},
-                    {"end_us", (static_cast<double>(r.end) - t0) / 1e6}});
-    }
-    sched_json = {{"file", cfg.workload.schedule_path}, {"name", sched->name}, {"critical_path", cp}};
+    std::vector<std::string> accel(N);
+    for (int g = 0; g < N; ++g) accel[g] = rank_names[fabric_of[g]];
+    const ScheduleReport rep = schedule_report(*sched, *SL, timing->records, timing->start[iters - 1], accel,
+                                               cfg.workload.schedule_path, algorithm_label(cfg), trace);
+    res.steps_csv = rep.steps_csv;
+    res.threadblocks_csv = rep.threadblocks_csv;
+    sched_json = rep.json;
+    sched_summary = rep.summary;
   }
 
   // Per-link statistics.
@@ -470,19 +416,7 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
       eng.directions(), tx, res.replayed_flits, res.fec_bytes / 1024.0, first_err);
   for (std::size_t i = 0; i < std::min<std::size_t>(5, top.size()); ++i)
     if (top[i].replayed) sm << fmt::format("    {:<40} replayed {}\n", top[i].name, top[i].replayed);
-  if (sched && !sched_json.is_null()) {
-    const auto& cp = sched_json["critical_path"];
-    std::string chain;
-    for (std::size_t i = 0; i < cp.size(); ++i) {
-      if (cp.size() > 12 && i == 6) {
-        chain += fmt::format(" -> ... ({} more)", cp.size() - 12);
-        i = cp.size() - 6;
-      }
-      chain += fmt::format("{}r{}.tb{}.s{}", i ? " -> " : "", cp[i]["rank"].get<int>(), cp[i]["threadblock"].get<int>(),
-                           cp[i]["step"].get<int>());
-    }
-    sm << fmt::format("  schedule {}: critical path of {} steps: {}\n", algorithm_label(cfg), cp.size(), chain);
-  }
+  sm << sched_summary;
   if (!res.first_wrong.empty()) sm << "  wrong result: " << res.first_wrong << "\n";
   res.summary = sm.str();
   return res;

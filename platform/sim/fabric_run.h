@@ -77,4 +77,9 @@ std::uint64_t available_memory_bytes();
 /// nccl-tests CSV header and row.
 std::string collective_csv(const fabric::FabricRunConfig& cfg, const CollectiveRow& r);
 
+/// The same CSV from its parts (PCIe hosts' schedule runs): `redop` "sum" or
+/// "none", `correct` "true", "false", "n/a" or "not checked".
+std::string collective_csv(const std::string& collective, const std::string& algorithm, std::uint64_t ranks,
+                           const CollectiveRow& r, const std::string& redop, const std::string& correct);
+
 }  // namespace fabricsim::sim

@@ -18,9 +18,12 @@
 #include "models/pcie/pcie_host.h"
 #include "models/registry.h"
 #include "platform/config/yaml_config.h"
+#include "platform/sim/fabric_run.h"
 #include "platform/sim/kernel_hooks.h"
+#include "platform/sim/schedule_report.h"
 #include "platform/stats/summary.h"
 #include "sw/collectives.h"
+#include "sw/schedule_exec.h"
 #include "sw/selection.h"
 #include "sw/transports.h"
 
@@ -166,7 +169,14 @@ void decode_program(models::accelerator_api& a, DecodeShared& sh, const fabric::
 struct Shared {
   std::vector<std::vector<std::uint64_t>> times;  // per rank, per op (ps)
   std::vector<bool> correct;
+  // Schedules: each operation's schedule start (after the barrier's cost) and
+  // every rank's step records of the last operation.
+  std::vector<std::uint64_t> sched_start;
+  std::vector<sw::RankRecords> records;
 };
+
+// nccl-tests' redop column (as fabric_run.cpp).
+const char* redop(sw::Op op) { return op == sw::Op::allreduce || op == sw::Op::reduce_scatter ? "sum" : "none"; }
 }  // namespace
 
 HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::TraceWriter* trace) {
@@ -174,10 +184,16 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
   const auto& H = cfg.host;
   const auto& W = cfg.workload;
   const int N = static_cast<int>(W.group.size());
-  sw::CollectiveSpec spec = sw::transport_spec(W.transport, W.size_bytes, N);
+  // A user's schedule (workload.algorithm: schedule) or a transport.
+  const auto sched = W.schedule;
+  const auto SL = sched ? std::make_shared<const sw::ScheduleLayout>(sw::layout_schedule(
+                              *sched, W.size_bytes, H.gpu.threadblock_rate_bytes_per_s > 0 ? sw::kRatePieceBytes : 0))
+                        : nullptr;
+  sw::CollectiveSpec spec = sched ? sw::CollectiveSpec{} : sw::transport_spec(W.transport, W.size_bytes, N);
   spec.chunk_bytes = W.chunk_bytes;
   spec.fabric_barriers = W.kernel_barriers;
-  sw::Layout L = sw::layout(spec, N);
+  sw::Layout L = sched ? sw::Layout{} : sw::layout(spec, N);
+  if (sched) L.total = SL->memory_bytes;
   // (host memory and RAM bounds are checked by parse_host)
   if (cfg.decode_mode) {
     // Memory for the largest candidate x size; inputs start at 0 in every layout.
@@ -217,6 +233,7 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
     models::accelerator_params p = H.gpu;
     p.memory_bytes = std::max<std::uint64_t>(L.total, 4096);
     p.functional = W.data;
+    if (sched) p.flags = std::max(p.flags, SL->flags);
     nc.params = p;
     modules.push_back(reg.create("accelerator", fmt::format("gpu{}", W.group[r]).c_str(), nc));
     acc[r] = dynamic_cast<models::accelerator*>(modules.back().get());
@@ -263,6 +280,38 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
       acc[r]->set_program(
           [dsh, D, L, data, max_ops, end_ps, barrier_ps, N, chunk, crossing, barriers](models::accelerator_api& a) {
             decode_program(a, *dsh, D, L, data, max_ops, end_ps, barrier_ps, N, chunk, crossing, barriers);
+          },
+          N);
+  } else if (sched) {
+    // Schedule rank r on GPU group[r], the harness's way: per operation fill
+    // the input (and clear a separate output), barrier, reset flags, the start
+    // barrier, its cost, the schedule.
+    sh->records.assign(N, {});
+    for (int r = 0; r < N; ++r)
+      acc[r]->set_program(
+          [sh, sched, SL, data, max_ops, end_ps, barrier_ps](models::accelerator_api& a) {
+            const int g = a.rank();
+            const sw::ScheduleRankLayout& R = SL->ranks[g];
+            auto& mine = sh->times[g];
+            for (std::uint64_t op = 0;; ++op) {
+              a.barrier();
+              a.reset_flags();
+              a.barrier();
+              if (max_ops ? op >= max_ops : a.now_ps() >= end_ps) break;
+              // Local buffers only (peers write into staging slots), so no
+              // rank's filling can race with another's sends.
+              if (data) {
+                if (op > 0 && !sched->inplace) std::memset(a.memory() + R.out, 0, R.out_bytes);
+                float* in = reinterpret_cast<float*>(a.memory() + R.in);
+                for (std::uint64_t i = 0; i < R.in_bytes / 4; ++i) in[i] = sw::input_value(sched->op, g, i);
+              }
+              const std::uint64_t t0 = a.now_ps();
+              a.compute(barrier_ps);  // its cost, included in the operation (host-bridge.md §4)
+              if (g == 0) sh->sched_start.push_back(a.now_ps());
+              sh->records[g].clear();
+              sw::run_schedule(a, *sched, *SL, g, {}, &sh->records[g]);
+              mine.push_back(a.now_ps() - t0);
+            }
           },
           N);
   } else
@@ -323,6 +372,39 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
   if (cfg.decode_mode) sh->times.assign(1, dsh->round_ps);  // statistics over rounds (results are not verified)
   res.stats = op_stats(sh->times);
   if (!cfg.decode_mode) res.correct = std::all_of(sh->correct.begin(), sh->correct.end(), [](bool b) { return b; });
+  // A schedule: the nccl-tests row, the check against the collective's definition, the reports.
+  CollectiveRow row;
+  ScheduleReport rep;
+  std::string label;
+  if (sched) {
+    label = schedule_label(*sched, W.schedule_path);
+    const std::size_t ops = sh->times[0].size();
+    double sum_us = 0;
+    for (std::size_t op = 0; op < ops; ++op) {
+      std::uint64_t worst = 0;
+      for (int r = 0; r < N; ++r) worst = std::max(worst, sh->times[r][op]);
+      sum_us += static_cast<double>(worst) / 1e6;
+    }
+    row.size_bytes = W.size_bytes;
+    row.count = W.size_bytes / 4;
+    row.time_us = ops ? sum_us / static_cast<double>(ops) : 0;
+    row.algbw_GBps = row.time_us > 0 ? static_cast<double>(W.size_bytes) / (row.time_us * 1e-6) / 1e9 : 0;
+    row.busbw_GBps = row.algbw_GBps * sw::busbw_factor(sched->op, N);
+    res.correct = false;
+    if (verify) {
+      std::vector<const float*> outs(N);
+      for (int g = 0; g < N; ++g) outs[g] = reinterpret_cast<const float*>(acc[g]->memory() + SL->ranks[g].out);
+      res.first_wrong = sw::check_outputs(*sched, *SL, outs, W.root);
+      res.correct = res.first_wrong.empty();
+    }
+    row.correct = res.correct;
+    std::vector<std::string> accel(names.begin(), names.begin() + N);
+    rep = schedule_report(*sched, *SL, sh->records, sh->sched_start.back(), accel, W.schedule_path, label, trace);
+    res.steps_csv = rep.steps_csv;
+    res.threadblocks_csv = rep.threadblocks_csv;
+    res.collectives_csv = collective_csv(sw::to_string(sched->op), label, static_cast<std::uint64_t>(N), row,
+                                         redop(sched->op), verify ? (res.correct ? "true" : "false") : "n/a");
+  }
 
   const auto& st = eng.stats();
   std::string group;
@@ -351,6 +433,22 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
                  {"transfers", kernel->completions()}};
   j["correct"] =
       data && verify && !cfg.decode_mode ? nlohmann::ordered_json(res.correct) : nlohmann::ordered_json("not checked");
+  if (sched) {
+    j["collective"] = {{"collective", sw::to_string(sched->op)},
+                       {"algorithm", label},
+                       {"ranks", N},
+                       {"size", row.size_bytes},
+                       {"count", row.count},
+                       {"type", "float"},
+                       {"redop", redop(sched->op)},
+                       {"time_us", row.time_us},
+                       {"algbw_GBps", row.algbw_GBps},
+                       {"busbw_GBps", row.busbw_GBps},
+                       {"correct", j["correct"]},
+                       {"operations", S.ops}};
+    if (!res.first_wrong.empty()) j["collective"]["first_wrong"] = res.first_wrong;
+    j["schedule"] = rep.json;
+  }
   j["row"] = {{"group", group},
               {"transport", W.transport},
               {"size_bytes", W.size_bytes},
@@ -366,7 +464,14 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
               // Decode-only columns, present in every row so a study may ask for them.
               {"selection", "none"},
               {"picks", ""},
-              {"round_us", nullptr}};
+              {"round_us", nullptr},
+              // Schedule columns (nccl-tests time: per operation the slowest GPU), null for transports.
+              {"algorithm", sched ? label : cfg.decode_mode ? std::string("decode") : W.transport},
+              {"time_us", sched ? nlohmann::ordered_json(row.time_us) : nlohmann::ordered_json(nullptr)},
+              {"algbw_GBps", sched ? nlohmann::ordered_json(row.algbw_GBps) : nlohmann::ordered_json(nullptr)},
+              {"busbw_GBps", sched ? nlohmann::ordered_json(row.busbw_GBps) : nlohmann::ordered_json(nullptr)},
+              {"correct", j["correct"]}};
+  if (sched) j["row"]["transport"] = label;
   if (cfg.decode_mode) {
     const double compute_us = static_cast<double>(cfg.decode.layers) *
                               static_cast<double>(cfg.decode.allreduces.size()) *
@@ -404,7 +509,15 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
     for (const auto& l : dsh->race_log) res.summary += "  race " + l + "\n";
     return res;
   }
-  res.summary = fmt::format(
+  if (sched)
+    res.summary =
+        fmt::format("#  {:>12} {:>12} {:>6} {:>6} {:>12} {:>10} {:>10} {:>8}\n", "size", "count", "type", "redop",
+                    "time(us)", "algbw", "busbw", "correct") +
+        fmt::format("   {:>12} {:>12} {:>6} {:>6} {:>12.2f} {:>10.2f} {:>10.2f} {:>8}\n", row.size_bytes, row.count,
+                    "float", redop(sched->op), row.time_us, row.algbw_GBps, row.busbw_GBps,
+                    verify ? (res.correct ? "true" : "false") : "n/a") +
+        rep.summary + (res.first_wrong.empty() ? "" : "  wrong result: " + res.first_wrong + "\n");
+  res.summary += fmt::format(
       "  {} ops in {:.3f} s simulated ({} samples: ops x GPUs)\n"
       "  per-GPU time per op: mean {:.2f} us  p50 {:.2f} us  p99 {:.2f} us  max {:.2f} us  ops > 1 ms: {}\n"
       "  group spans {} quadrant(s), a read target degraded {:.1f} % of the time (steady state); stalled reads {} "

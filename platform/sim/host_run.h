@@ -38,6 +38,11 @@ struct HostRunResult {
   double simulated_s = 0;
   nlohmann::ordered_json json;  ///< result.json
   std::string summary;          ///< human summary
+  // A user's schedule (workload.algorithm: schedule) only:
+  std::string first_wrong;       ///< the first wrong rank and chunk ("" if correct or not checked)
+  std::string collectives_csv;   ///< the nccl-tests row: per operation the slowest GPU, mean over operations
+  std::string steps_csv;         ///< one row per rank x threadblock x step (last operation)
+  std::string threadblocks_csv;  ///< one row per rank x threadblock (last operation)
 };
 
 /// Cell length: the workload's duration, or (auto) the smallest whole number
@@ -47,7 +52,12 @@ std::uint64_t cell_duration_ps(const fabric::HostRunConfig& c);
 /// Elaborate the host for the workload's group and run it (once per process).
 /// With `trace`: every DMA operation as a span on its GPU's track (up to the
 /// writer's cap), every operation of the harness on a second track per GPU,
-/// and every stall window of the group's quadrants on a track per quadrant.
+/// and every stall window of the group's quadrants on a track per quadrant;
+/// with a schedule also one track per rank x threadblock (schedule_report.h).
+/// A schedule (workload.schedule) runs once per operation of the harness:
+/// schedule rank i on GPU group[i], the operation timed from the start
+/// barrier (its cost included) to the GPU's end; its result is checked after
+/// the last operation, whose step records give the reports.
 HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress = false, report::TraceWriter* trace = nullptr);
 
 }  // namespace fabricsim::sim

@@ -11,6 +11,7 @@
 #include "platform/fabric/host_config.h"
 #include "platform/sim/fabric_platform.h"
 #include "platform/sim/fabric_run.h"
+#include "platform/sim/schedule_report.h"
 
 namespace fabricsim::sim {
 
@@ -43,6 +44,9 @@ FabricCheck check_pcie_host(std::shared_ptr<config::Document> doc) {
   FabricCheck c;
   c.name = hc.host.name;
   c.summary = fabric::host_summary(hc);
+  if (const auto& S = hc.workload.schedule)
+    c.summary += schedule_summary(*S, hc.workload.schedule_path, hc.workload.size_bytes,
+                                  hc.host.gpu.threadblock_rate_bytes_per_s > 0 ? sw::kRatePieceBytes : 0);
   c.dot = fabric::host_dot(hc.host);
   return c;
 }
@@ -54,6 +58,13 @@ FabricCheck check_ualink_fabric(std::shared_ptr<config::Document> doc) {
   FabricCheck c;
   c.name = cfg.fabric.name;
   c.summary = g.summary();
+  if (const auto& S = cfg.workload.schedule) {
+    bool tb_rate = false;
+    for (const auto& n : cfg.fabric.nodes)
+      tb_rate = tb_rate || (n.kind == "accelerator" && n.accel.threadblock_rate_bytes_per_s > 0);
+    c.summary += schedule_summary(*S, cfg.workload.schedule_path, cfg.workload.collective.bytes,
+                                  tb_rate ? sw::kRatePieceBytes : 0);
+  }
   c.summary += "global address map (name, base, size):\n" + address_map(cfg).table();
   if (cfg.fabric.initiators() > 0) {
     c.summary += "tlm-initiators (target socket bound by user code):";
@@ -99,7 +110,8 @@ const std::vector<std::string> kHostColumns{"group",  "transport", "size_bytes",
                                             "p50_us", "p99_us",    "max_us",     "ops_over_1ms"};
 const std::vector<std::string> kHostRowKeys{"group",         "transport", "size_bytes", "seed",   "ops",
                                             "mean_us",       "p50_us",    "p99_us",     "max_us", "ops_over_1ms",
-                                            "stalled_reads", "drains",    "selection",  "picks",  "round_us"};
+                                            "stalled_reads", "drains",    "selection",  "picks",  "round_us",
+                                            "algorithm",     "time_us",   "algbw_GBps", "busbw_GBps", "correct"};
 const std::vector<std::string> kHostMetrics{"mean_us", "p50_us", "p99_us", "max_us", "ops_over_1ms"};
 // RIFL link runs: the BER study's table (rifl.md "Evaluation setup").
 const std::vector<std::string> kRiflColumns{"ber",

@@ -1332,6 +1332,132 @@ t_check_every_shipped_fabric() {
   done
 }
 check "check accepts every shipped fabric file (every fabric.kind)" t_check_every_shipped_fabric
+# ------------------------------------------------ schedules on a PCIe host ---
+# frank1: eight GPUs behind one switch partition; frank2: four quadrants.
+HOST_SCHED=(--set workload.algorithm=schedule --set workload.size=8MiB --set 'workload.group=[0,1,2,3,4,5,6,7]')
+
+# The 8-rank ring on frank1: real bytes, correct, the same reports as on a
+# UALink fabric, and a time set by the PCIe link: half the lanes take about
+# 1.9 times as long (14 messages at half the rate, 7 reductions unchanged).
+t_host_schedule_runs() {
+  local t16 t8
+  fs run "$ROOT/topologies/frank1.yaml" "${HOST_SCHED[@]}" --set workload.schedule=schedules/ring-allreduce-8.xml \
+    --trace --quiet --out "$RES/host-sched"
+  [[ $rc -eq 0 ]] || { note "exit $rc"; show_output; return; }
+  grep -q '^allreduce,schedule:ring-allreduce-8,8,8388608,2097152,float,sum,.*,true,[^,]*$' "$RES/host-sched/collectives.csv" ||
+    note "collectives.csv has no correct schedule row: $(tail -1 "$RES/host-sched/collectives.csv")"
+  [[ $(wc -l <"$RES/host-sched/steps.csv") -eq 121 ]] || note "steps.csv should have 8 x 15 steps"
+  [[ $(wc -l <"$RES/host-sched/threadblocks.csv") -eq 9 ]] || note "threadblocks.csv should have 8 threadblocks"
+  grep -q '^0,gpu0,0,0,s,1,7,0,1,1048576,' "$RES/host-sched/steps.csv" || note "steps.csv: rank 0's first send not on gpu0"
+  python3 - "$RES/host-sched/result.json" "$RES/host-sched/trace.json" <<'PY' || note "result.json / trace.json lack the schedule's reports"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["correct"] is True and r["collective"]["correct"] is True, r["correct"]
+assert len(r["schedule"]["critical_path"]) == 15, r["schedule"]
+assert r["row"]["transport"] == "schedule:ring-allreduce-8" and r["row"]["time_us"] > 0, r["row"]
+ev = json.load(open(sys.argv[2]))["traceEvents"]
+procs = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "process_name"}
+threads = {(e["pid"], e["tid"]) for e in ev if e.get("ph") == "M" and e.get("name") == "thread_name" and e["pid"] >= 100}
+steps = [e for e in ev if e.get("ph") == "X" and e.get("cat", "").startswith("schedule")]
+assert procs.get(100) == "schedule rank 0 (gpu0)" and procs.get(107) == "schedule rank 7 (gpu7)", procs
+assert len(threads) == 8 and len(steps) == 120, (len(threads), len(steps))
+PY
+  fs run "$ROOT/topologies/frank1.yaml" "${HOST_SCHED[@]}" --set workload.schedule=schedules/ring-allreduce-8.xml \
+    --set fabric.link.lanes=8 --quiet --out "$RES/host-sched-x8"
+  [[ $rc -eq 0 ]] || { note "x8: exit $rc"; show_output; return; }
+  t16=$(tail -1 "$RES/host-sched/collectives.csv" | cut -d, -f8)
+  t8=$(tail -1 "$RES/host-sched-x8/collectives.csv" | cut -d, -f8)
+  python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if 1.75 < b / a < 1.95 else 1)" "$t16" "$t8" ||
+    note "x16 $t16 us, x8 $t8 us: expected x8 about 1.86 times x16"
+}
+
+# gpu.threadblock_rate on a host: the GPU, not the PCIe link, limits, so the
+# 2-channel ring (two threadblocks per rank) beats the 1-channel one.
+t_host_schedule_channels_matter() {
+  local t1 t2
+  fs run "$ROOT/topologies/frank1.yaml" "${HOST_SCHED[@]}" --set workload.schedule=schedules/ring-allreduce-8.xml \
+    --set gpu.threadblock_rate=20GB/s --quiet --out "$RES/host-tb1"
+  t1=$(tail -1 "$RES/host-tb1/collectives.csv" | cut -d, -f8)
+  fs run "$ROOT/topologies/frank1.yaml" "${HOST_SCHED[@]}" --set workload.schedule=schedules/ring-allreduce-8-c2.xml \
+    --set gpu.threadblock_rate=20GB/s --quiet --out "$RES/host-tb2"
+  t2=$(tail -1 "$RES/host-tb2/collectives.csv" | cut -d, -f8)
+  grep -q ',true,[^,]*$' "$RES/host-tb2/collectives.csv" || note "2-channel ring not correct"
+  python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if b < 0.7 * a else 1)" "$t1" "$t2" ||
+    note "one channel $t1 us, two channels $t2 us: two should be much faster under a threadblock rate"
+}
+
+# `check` names the schedule it validated, on a host and on a UALink fabric.
+t_schedule_check_line() {
+  fs check "$ROOT/topologies/frank1.yaml" "${HOST_SCHED[@]}" --set workload.schedule=schedules/ring-allreduce-8.xml --dot "$TMP"
+  [[ $rc -eq 0 ]] || { note "host check: exit $rc"; show_output; return; }
+  grep -qF "schedule ring-allreduce-8 (" "$OUT" || note "host check does not name the schedule"
+  grep -qF "allreduce on 8 ranks, 8 threadblocks, 120 steps, 112 messages; at 8388608 B each rank needs 31457280 B" "$OUT" ||
+    note "host check: wrong schedule counts: $(grep schedule "$OUT")"
+  fs check "$SCHED_FAB" --dot "$TMP"
+  [[ $rc -eq 0 ]] || { note "fabric check: exit $rc"; show_output; return; }
+  grep -qF "schedule allreduce-2 (" "$OUT" || note "fabric check does not name the schedule"
+  grep -qF "allreduce on 2 ranks, 2 threadblocks, 8 steps, 4 messages" "$OUT" || note "fabric check: wrong counts"
+}
+
+# Bad combinations on a host: exit 2 naming file, line and key, nothing written.
+t_host_schedule_bad() {
+  fs run "$ROOT/topologies/frank1.yaml" --set workload.algorithm=schedule --set workload.schedule=schedules/ring-allreduce-8.xml \
+    --out "$RES/host-sched-group"
+  expect_bad_input "$RES/host-sched-group" "frank1.yaml:68:" "workload.group" "ring-allreduce-8.xml:2: " \
+    "ngpus=8 ranks, the group lists 4 GPUs"
+  fs run "$ROOT/topologies/frank1.yaml" --set workload.algorithm=schedule --set 'workload.group=[0,1]' \
+    --set "workload.schedule=$SCHED_DIR/unknown-type.xml" --out "$RES/host-sched-type"
+  expect_bad_input "$RES/host-sched-type" "--set workload.schedule" "$SCHED_DIR/unknown-type.xml:6: " "unknown step type 'rrx'"
+  fs run "$ROOT/topologies/frank2.yaml" "${HOST_SCHED[@]}" --set workload.schedule=schedules/ring-allreduce-8.xml \
+    --set workload.mode=decode --out "$RES/host-sched-decode"
+  expect_bad_input "$RES/host-sched-decode" "--set workload.mode" "not a schedule"
+}
+
+# A wrong schedule is exit 1 naming rank and chunk; a deadlocking one exit 3 naming what each GPU waits for.
+t_host_schedule_wrong_and_deadlock() {
+  fs run "$ROOT/topologies/frank1.yaml" --set workload.algorithm=schedule --set 'workload.group=[0,1]' --set workload.size=64KiB \
+    --set "workload.schedule=$SCHED_DIR/wrong-result.xml" --quiet --out "$RES/host-sched-wrong"
+  [[ $rc -eq 1 ]] || note "wrong result: exit $rc, expected 1"
+  grep -qF "rank 0 chunk 0 of its output" "$ERR" || { note "stderr does not name rank 0 chunk 0"; show_output; }
+  grep -q ',false,[^,]*$' "$RES/host-sched-wrong/collectives.csv" || note "collectives.csv does not say correct=false"
+  fs run "$ROOT/topologies/frank1.yaml" --set workload.algorithm=schedule --set 'workload.group=[0,1]' --set workload.size=64KiB \
+    --set "workload.schedule=$SCHED_DIR/deadlock.xml" --quiet --out "$RES/host-sched-dead"
+  [[ $rc -eq 3 ]] || note "deadlock: exit $rc, expected 3"
+  grep -qF "gpu0 waits for schedule rank 0:" "$ERR" || note "stderr does not name gpu0 / schedule rank 0"
+  grep -qF "threadblock 0 step 0 (rrc): waits for message 0 from rank 1" "$ERR" || note "stderr does not name the step"
+  [[ ! -e $RES/host-sched-dead/result.json ]] || note "a deadlocked run wrote outputs"
+}
+
+# A host study sweeping schedules (the schedule columns of a host row).
+t_host_schedule_sweep() {
+  local d="$TMP/host-sched-study" out="$RES/host-sched-sweep"
+  mkdir -p "$d"
+  cat >"$d/study.yaml" <<YAML
+study:
+  name: host-sched-axis
+  fabric: $ROOT/topologies/frank1.yaml
+  columns: [group, algorithm, size_bytes, time_us, busbw_GBps, correct]
+  metrics: [time_us]
+  set:
+    workload.algorithm: schedule
+    workload.group: "[0,1,2,3,4,5,6,7]"
+  grid:
+    workload.schedule: [schedules/ring-allreduce-8.xml, schedules/allpairs-allreduce-8.yaml]
+    workload.size: [1MiB]
+YAML
+  fs sweep "$d/study.yaml" --jobs 2 --out "$out"
+  [[ $rc -eq 0 ]] || { note "sweep: exit $rc"; show_output; return; }
+  [[ $(wc -l <"$out/results.csv") -eq 3 ]] || note "results.csv should have 2 rows"
+  grep -q ',schedule:ring-allreduce-8,1048576,[0-9.]*,[0-9.]*,true' "$out/results.csv" || note "no correct ring row: $(cat "$out/results.csv")"
+  grep -q ',schedule:allpairs-allreduce-8,1048576,[0-9.]*,[0-9.]*,true' "$out/results.csv" || note "no correct allpairs row"
+}
+
+check "schedule on a PCIe host (frank1): correct, steps/threadblocks/critical path/trace, time set by the link lanes" t_host_schedule_runs
+check "schedule on a PCIe host, bad combinations (ranks vs group, bad file, decode): exit 2, file:line:key" t_host_schedule_bad
+check "schedule on a PCIe host: wrong result exit 1, deadlock exit 3" t_host_schedule_wrong_and_deadlock
+check "a host study sweeps schedules" t_host_schedule_sweep
+check "check names the schedule: ranks, threadblocks, steps, messages, memory" t_schedule_check_line
+check "gpu.threadblock_rate on a host: a 2-channel ring schedule beats the 1-channel one" t_host_schedule_channels_matter
 
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -5,7 +5,8 @@
 #
 # BUILD_DIR was configured with -DFABRICSIM_FUZZ=ON and built with
 # `--target fuzz_targets`. Each target starts from the shipped YAML files
-# (topologies/**) plus what earlier runs in BUILD_DIR kept in its corpus and
+# (topologies/**; the schedule target from the shipped schedules, below)
+# plus what earlier runs in BUILD_DIR kept in its corpus and
 # runs a fixed number of inputs from a fixed seed (FUZZ_SEED, default 1;
 # FUZZ_RUNS, default per target below), so that on a fresh BUILD_DIR the same
 # inputs are tried on every machine and a clean run here means a clean run in
@@ -35,9 +36,10 @@ shift $(( $# >= 2 ? 2 : 1 ))
 # carries the shared sections: links, workload, units), except
 # ualink-pod-1024.yaml: the same structure as ualink-pod-64.yaml at 16x the
 # size, whose check alone takes about 10 s under the fuzz instrumentation.
-# The schedule loader's target (fuzz_schedule_file) goes here when it lands,
-# with the shipped schedules as extra seeds.
-ALL_TARGETS=(fabric_file host_file study_file)
+# The schedule loader's target (fuzz_schedule_file) has seeds of its own: the
+# shipped schedules (topologies/schedules/, but allpairs-allreduce-64.xml,
+# 2 MB, far past -max_len) and the CLI tests' good and bad schedules.
+ALL_TARGETS=(fabric_file host_file study_file schedule_file)
 TARGETS=("${ALL_TARGETS[@]}")
 if [[ $# -gt 0 ]]; then TARGETS=("$@"); fi
 
@@ -49,7 +51,14 @@ for t in "${TARGETS[@]}"; do
   [[ -x $bin ]] || { echo "error: $bin not built (cmake --build $BUILD --target fuzz_targets)" >&2; exit 2; }
   corpus="$BUILD/fuzz-corpus/$t" seeds="$BUILD/fuzz-seeds" art="$BUILD/fuzz-artifacts"
   mkdir -p "$corpus" "$seeds" "$art"
-  (cd "$ROOT/topologies" && find . -name '*.yaml' ! -name ualink-pod-1024.yaml | while read -r f; do cp "$f" "$seeds/$(echo "${f#./}" | tr / _)"; done)
+  if [[ $t == schedule_file ]]; then
+    seeds="$BUILD/fuzz-seeds-schedule"
+    mkdir -p "$seeds"
+    find "$ROOT/topologies/schedules" "$ROOT/tests/cli/fixtures/schedules" -type f \( -name '*.xml' -o -name '*.yaml' \) \
+      -size -64k -exec cp {} "$seeds/" \;
+  else
+    (cd "$ROOT/topologies" && find . -name '*.yaml' ! -name ualink-pod-1024.yaml | while read -r f; do cp "$f" "$seeds/$(echo "${f#./}" | tr / _)"; done)
+  fi
   log="$BUILD/fuzz-$t.log"
   # The target's scratch folder (removed at a normal exit) stays inside BUILD_DIR.
   rm -rf "$BUILD/fuzz-tmp/$t" && mkdir -p "$BUILD/fuzz-tmp/$t"

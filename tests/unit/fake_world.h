@@ -54,7 +54,7 @@ class FakeWorld {
     std::vector<unsigned char> data;  // a write's bytes, captured at post
     std::uint64_t id;
   };
-  static constexpr int kFlags = 64;
+  static constexpr int kFlags = 4096;  // schedules use one flag per message received
 
   using Lock = std::unique_lock<std::mutex>;
   bool runnable(int q) const { return !finished_[q] && (!waiting_[q] || waiting_[q]()); }

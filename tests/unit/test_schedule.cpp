@@ -4,6 +4,7 @@
 // order, no time), the correctness check and the critical path.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -324,10 +325,14 @@ TEST(ScheduleExec, LayoutStagesEveryMessageAndPairsSends) {
   EXPECT_EQ(L.steps[0][0][0].tx_peer, 1);
   EXPECT_EQ(L.steps[0][0][0].tx_addr, L.steps[1][0][1].rx_addr);
   EXPECT_EQ(L.steps[0][0][2].tx_addr, L.steps[1][0][3].rx_addr);
-  EXPECT_EQ(L.steps[1][0][3].rx_need, 2u);
+  // One flag per message received (landing order does not matter), counting its pieces.
+  EXPECT_EQ(L.steps[1][0][1].rx_flag, 0);
+  EXPECT_EQ(L.steps[1][0][3].rx_flag, 1);
+  EXPECT_EQ(L.steps[1][0][3].rx_need, 1u);
+  EXPECT_EQ(L.steps[0][0][2].tx_flag, 1);
   // In pieces of 256 B: two pieces per message.
   const sw::ScheduleLayout P = sw::layout_schedule(s, 1024, 256);
-  EXPECT_EQ(P.steps[1][0][3].rx_need, 4u);
+  EXPECT_EQ(P.steps[1][0][3].rx_need, 2u);
 }
 
 TEST(ScheduleExec, CriticalPathFollowsTheLastMessage) {
@@ -344,4 +349,94 @@ TEST(ScheduleExec, CriticalPathFollowsTheLastMessage) {
   EXPECT_EQ(p[p.size() - 2].step, 2);
   EXPECT_EQ(p[p.size() - 3].rank, 0);
   EXPECT_EQ(p[p.size() - 3].step, 1);
+}
+
+// ---- loader limits (found while fuzzing the schedule loader and reviewing it) ----
+
+namespace {
+std::string yaml_error(const std::string& text) {
+  try {
+    sw::validate(sw::parse_schedule_yaml(text, "t.yaml"));
+  } catch (const sw::ScheduleError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+// 12 KB of nested aliases (1,500 threadblocks of 1,500 nop steps each) used to
+// expand to 2.25 million steps (10 s, 290 MB) and be accepted; one more level
+// would have been billions. The loader now counts what it expands.
+TEST(ScheduleLimits, YamlAliasExpansionIsBoundedByTheFileSize) {
+  std::string steps = "[&p {type: nop}", tbs = "[&t {steps: ";
+  for (int i = 0; i < 1500; ++i) steps += ", *p";
+  steps += "]";
+  tbs += steps + "}";
+  for (int i = 0; i < 1500; ++i) tbs += ", *t";
+  tbs += "]";
+  const std::string text = "schedule:\n  collective: allreduce\n  ranks: 2\n  chunks: 2\n  gpus:\n    - {rank: 0, "
+                           "threadblocks: " +
+                           tbs + "}\n    - {rank: 1}\n";
+  const std::string e = yaml_error(text);
+  EXPECT_NE(e.find("t.yaml:6: YAML aliases expand the schedule"), std::string::npos) << e;
+  // A few aliased steps stay fine.
+  EXPECT_EQ(yaml_error("schedule:\n  collective: allreduce\n  ranks: 2\n  chunks: 2\n  gpus:\n"
+                       "    - {rank: 0, threadblocks: [{steps: [&p {type: nop}, *p, *p]}]}\n    - {rank: 1}\n"),
+            "");
+}
+
+// yaml-cpp keeps the first of two equal keys: a duplicate used to be dropped silently.
+TEST(ScheduleLimits, YamlDuplicateKeysAreRejected) {
+  const std::string two = read(kRoot + "/tests/cli/fixtures/schedules/allreduce-2.yaml");
+  const std::string e = yaml_error(replace(two, "  ranks: 2\n", "  ranks: 2\n  ranks: 3\n"));
+  EXPECT_NE(e.find("t.yaml:6: duplicate key 'ranks' in schedule"), std::string::npos) << e;
+}
+
+// `after: [THREADBLOCK, STEP]` beyond int used to be truncated: [4294967296, 0] became threadblock 0.
+TEST(ScheduleLimits, YamlAfterOutsideTheIdRangeIsRejected) {
+  const std::string two = read(kRoot + "/tests/cli/fixtures/schedules/allreduce-2.yaml");
+  const std::string e =
+      yaml_error(replace(two, "{type: s, src: \"o[0]\"}", "{type: s, src: \"o[0]\", after: [4294967296, 0]}"));
+  EXPECT_NE(e.find("t.yaml:17: schedule.gpus[0].threadblocks[0].steps[2].after must be [THREADBLOCK, STEP]"),
+            std::string::npos)
+      << e;
+}
+
+// Chunk counts x chunk bytes used to be multiplied unchecked: at 2 GiB (1 GiB
+// chunks) o_chunks = 2^34 + 2 wrapped to the 2 chunks of output and passed;
+// s_chunks = 2^40 at 4 MiB chunks gave a scratch size that wrapped.
+TEST(ScheduleLimits, HugeChunkCountsAreRejectedNotWrapped) {
+  auto err = [](const std::string& xml, std::uint64_t bytes) {
+    try {
+      const sw::Schedule s = sw::parse_msccl_xml(xml, "a.xml");
+      sw::validate(s);
+      sw::check_run(s, 2, nullptr, bytes);
+    } catch (const sw::ScheduleError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string two = two_rank();
+  EXPECT_EQ(err(two, 1ull << 31), "");
+  const std::string wrap = replace(two, "o_chunks=\"2\"", "o_chunks=\"17179869186\"");
+  const std::string w = err(wrap, 1ull << 31);
+  EXPECT_NE(w.find("a.xml:3: rank 0: o_chunks=17179869186 chunks of 1073741824 B, but allreduce of 2147483648 B "
+                   "needs 2147483648 B of output (2 chunks)"),
+            std::string::npos)
+      << w;
+  const std::string big = replace(two, "s_chunks=\"0\"", "s_chunks=\"1099511627776\"");
+  const std::string e = err(big, 8 << 20);
+  EXPECT_NE(e.find("a.xml:3: rank 0: s_chunks=1099511627776 of 4194304 B each"), std::string::npos) << e;
+  EXPECT_NE(e.find("more than 1 TiB of scratch"), std::string::npos) << e;
+}
+
+// pugixml parses several top-level elements: a second <algo> used to be ignored silently.
+TEST(ScheduleLimits, XmlWithASecondAlgoIsRejected) {
+  const std::string two = two_rank();
+  const std::string algo = two.substr(two.find("<algo"));
+  const std::string e = error_of(two + algo);
+  EXPECT_NE(e.find("t.xml:" + std::to_string(std::count(two.begin(), two.end(), '\n') + 1) +
+                   ": <algo> after the <algo> element"),
+            std::string::npos)
+      << e;
 }
