@@ -387,7 +387,7 @@ void RiflLink::step_slot() {
     for (int x = 0; x < 2; ++x) {
       auto& e = L.e[x];
       auto& S = st_[x];
-      WireFrame f;
+      WireFrame& f = out[x];  // default-initialized
       const TxState s = e.state;
       bool fresh = false;
       switch (s) {
@@ -473,7 +473,6 @@ void RiflLink::step_slot() {
         e.steady_valid = v;
       }
       if (on_frame_) on_frame_({L.index, x, t, f.kind, f.counter, f.seg, f.replay, s});
-      out[x] = f;
     }
     // --- channel: real flipped bits, the CRC decides
     for (int x = 0; x < 2; ++x) {
