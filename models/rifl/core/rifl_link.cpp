@@ -174,6 +174,7 @@ struct RiflLink::Lane {
   std::uint64_t win_retry = 0;   // next slot at which a window is tried
   std::uint32_t win_backoff = 1;
   bool win_rep[2] = {false, false};  // end in the replay part of Retrans
+  bool win_tog[2] = {false, false};  // end toggling Retrans <-> Send Retrans
   RxEventFlags win_f1[2];            // receiver flags after an odd number of window slots
 };
 
@@ -659,7 +660,8 @@ inline RxEventFlags after(RxEventFlags f, FrameKind k) {
 // Retrans (rc < 2B: a buffered data frame at even rc, a control frame of one
 // kind at odd rc); each receiver sees the far end's pattern (the whole pipe
 // already holds it, clean), its flags return to themselves after one (two)
-// frames, its transmitter keeps its state under both flag values, and every
+// frames, its transmitter keeps its state under both flag values (or
+// toggles Retrans <-> Send Retrans, retransmit requests either way), and every
 // replayed data frame it receives fails the CRC against its rolled-back
 // counter (rx error stays set, nothing is delivered). Bounds: the next hit
 // on either direction, rc reaching 2B (replay part) or 3B (idle part), the
@@ -708,6 +710,7 @@ void RiflLink::open_window(Lane& L, std::uint64_t t1) {
     }
   }
   RxEventFlags f1[2];
+  bool tog[2];
   for (int x = 0; x < 2; ++x) {
     auto& e = L.e[x];
     const int y = 1 - x;
@@ -719,11 +722,28 @@ void RiflLink::open_window(Lane& L, std::uint64_t t1) {
       f1[x] = after(e.fl, pipe[L.pos].kind);
       if (!same_flags(after(f1[x], pipe[(L.pos + 1) % L.D].kind), e.fl)) return;
     }
-    // The transmitter keeps its state under both flag values (not Normal,
-    // so next_tx has no side effect).
+    // The transmitter keeps its state under both flag values, or toggles
+    // between Retrans (idle part) and Send Retrans, sending retransmit
+    // requests in both (rx error set, remote retransmit dropped: Retrans
+    // leaves at rc >= 2B, Send Retrans returns while rc != 0); rc then grows
+    // in every other slot. Not Normal, so next_tx has no side effect.
     bool ab = false;
-    for (const RxEventFlags* f : {&e.fl, &f1[x]})
-      if (next_tx(e.state, ab, e.rc, B, e.rx_up, e.rx_error, f->remote_pause, f->remote_retrans) != e.state) return;
+    const TxState s0 = e.state;
+    const TxState s1 = next_tx(s0, ab, e.rc, B, e.rx_up, e.rx_error, e.fl.remote_pause, e.fl.remote_retrans);
+    tog[x] = s1 != s0;
+    if (!tog[x]) {
+      if (next_tx(s0, ab, e.rc, B, e.rx_up, e.rx_error, f1[x].remote_pause, f1[x].remote_retrans) != s0) return;
+    } else {
+      const bool pair = (s0 == TxState::retrans && s1 == TxState::send_retrans) ||
+                        (s0 == TxState::send_retrans && s1 == TxState::retrans);
+      if (rep[x] || !pair || !e.rx_error || !e.in_rec || e.rc < 2 * B) return;
+      const std::uint32_t rc1 = e.rc + (s0 == TxState::retrans ? 1 : 0);
+      if (rc1 >= 3 * B) return;
+      if (next_tx(s1, ab, rc1, B, e.rx_up, e.rx_error, f1[x].remote_pause, f1[x].remote_retrans) != s0) return;
+      // every Retrans slot has rc < 3B
+      end = std::min<std::uint64_t>(end, t1 + 2 * (3 * B - e.rc) - 1);
+      if (end < t1 + 4) return;
+    }
   }
   // Every data frame in flight to a replay-fed receiver fails too.
   for (int x = 0; x < 2; ++x) {
@@ -739,6 +759,7 @@ void RiflLink::open_window(Lane& L, std::uint64_t t1) {
     L.win_kind[x] = k[x];
     L.win_rep[x] = rep[x];
     L.win_f1[x] = f1[x];
+    L.win_tog[x] = tog[x];
   }
 }
 
@@ -786,7 +807,15 @@ void RiflLink::settle_window(Lane& L, std::uint64_t t) {
       S.ctrl_retrans += ctrl_slots;
     else
       S.ctrl_idle += ctrl_slots;
-    if (e.state == TxState::retrans) e.rc += static_cast<std::uint32_t>(n);
+    if (L.win_tog[x]) {
+      // Retrans slots (rc grows) and Send Retrans slots (each re-enters Retrans)
+      const std::uint64_t r = e.state == TxState::retrans ? (n + 1) / 2 : n / 2;
+      e.rc += static_cast<std::uint32_t>(r);
+      S.recoveries += n - r;
+      if (n & 1u) e.state = e.state == TxState::retrans ? TxState::send_retrans : TxState::retrans;
+    } else if (e.state == TxState::retrans) {
+      e.rc += static_cast<std::uint32_t>(n);
+    }
     if (n & 1u) e.fl = L.win_f1[x];
   }
   L.win_end = 0;
