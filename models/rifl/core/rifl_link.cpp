@@ -166,9 +166,10 @@ struct RiflLink::Lane {
   std::uint64_t hit_at[2] = {kNever, kNever};  // err[x]->next_hit_slot(), cached
   bool quiescent = false;
   std::uint64_t q_since = 0, next_dist = kNever;
-  // Control window [win_since, win_end): both ends send one control-frame
-  // kind each (win_kind) and nothing changes but rc and the frame counts;
-  // applied lazily (settle_window).
+  // Window [win_since, win_end): the lane repeats itself with period 1 or 2
+  // (open_window: control frames, the replay part of Retrans into a
+  // rolled-back receiver, the Retrans <-> Send Retrans toggle); applied
+  // lazily (settle_window).
   std::uint64_t win_since = 0, win_end = 0;
   FrameKind win_kind[2] = {FrameKind::ctrl_idle, FrameKind::ctrl_idle};
   std::uint64_t win_retry = 0;   // next slot at which a window is tried
@@ -767,6 +768,8 @@ void RiflLink::open_window(Lane& L, std::uint64_t t1) {
 void RiflLink::settle_window(Lane& L, std::uint64_t t) {
   const std::uint32_t B = d_.buffer;
   const std::uint64_t t0 = L.win_since, n = std::min(t, L.win_end) - t0;
+  L.win_end = 0;
+  if (n == 0) return;
   skipped_ += n;
   for (int x = 0; x < 2; ++x) {
     auto& e = L.e[x];
@@ -818,7 +821,6 @@ void RiflLink::settle_window(Lane& L, std::uint64_t t) {
     }
     if (n & 1u) e.fl = L.win_f1[x];
   }
-  L.win_end = 0;
 }
 
 // Complete, at slot t, every packet whose last segment is below the frontier.
