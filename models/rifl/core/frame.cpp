@@ -1,5 +1,6 @@
 #include "models/rifl/core/frame.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "models/link/core/counter_rng.h"
@@ -33,22 +34,33 @@ FrameCodec::FrameCodec(std::uint32_t b) : bits_(b), words_((b + 63) / 64) {
     throw std::invalid_argument("frame size must be 128, 256, 512 or 1024 bits");
 }
 
+// Bits are MSB first within each word (bit p of the frame = bit 63 - p % 64
+// of word p / 64); a field of n <= 64 bits spans at most two words.
 void FrameCodec::put(std::vector<std::uint64_t>& w, std::uint32_t pos, std::uint32_t n, std::uint64_t v) const {
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const std::uint32_t p = pos + i;
-    const std::uint64_t bit = (v >> (n - 1 - i)) & 1ULL;
-    const std::uint64_t m = 1ULL << (63 - (p & 63));
-    w[p >> 6] = bit ? (w[p >> 6] | m) : (w[p >> 6] & ~m);
+  if (n == 0) return;
+  if (n < 64) v &= (1ULL << n) - 1;
+  const std::uint32_t off = pos & 63, i = pos >> 6;
+  const std::uint32_t first = std::min<std::uint32_t>(n, 64 - off);  // bits in word i
+  const std::uint32_t rest = n - first;
+  // word i: bits [off, off + first) <- the top `first` bits of v
+  const std::uint64_t hi = rest ? (v >> rest) : v;
+  const std::uint32_t sh = 64 - off - first;
+  const std::uint64_t m = (first == 64 ? ~0ULL : ((1ULL << first) - 1)) << sh;
+  w[i] = (w[i] & ~m) | ((hi << sh) & m);
+  if (rest) {
+    const std::uint64_t m2 = ((1ULL << rest) - 1) << (64 - rest);
+    w[i + 1] = (w[i + 1] & ~m2) | ((v << (64 - rest)) & m2);
   }
 }
 
 std::uint64_t FrameCodec::get(const std::vector<std::uint64_t>& w, std::uint32_t pos, std::uint32_t n) const {
-  std::uint64_t v = 0;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const std::uint32_t p = pos + i;
-    v = (v << 1) | ((w[p >> 6] >> (63 - (p & 63))) & 1ULL);
-  }
-  return v;
+  if (n == 0) return 0;
+  const std::uint32_t off = pos & 63, i = pos >> 6;
+  const std::uint32_t first = std::min<std::uint32_t>(n, 64 - off);
+  const std::uint32_t rest = n - first;
+  const std::uint64_t top = (w[i] << off) >> (64 - first);  // `first` bits of word i from off
+  if (!rest) return top;
+  return (top << rest) | (w[i + 1] >> (64 - rest));
 }
 
 std::vector<std::uint64_t> FrameCodec::build(FrameKind kind, std::uint64_t counter, std::uint64_t content) const {

@@ -140,6 +140,14 @@ struct RiflLink::Lane {
     bool steady_valid = false;
     bool in_rec = false;
     std::uint64_t rec_start = 0, rec_replayed = 0;
+    // consecutive frames sent (after the channel) that are clean control
+    // frames of kind ctrl_kind: the pipe holds only those once >= D
+    std::uint64_t ctrl_run = 0;
+    FrameKind ctrl_kind = FrameKind::ctrl_idle;
+    // consecutive frames sent clean in the replay part of Retrans, whose
+    // control frames are all of kind r_kind (the pipe holds that pattern once >= D)
+    std::uint64_t r_run = 0;
+    FrameKind r_kind = FrameKind::ctrl_idle;
     // receiver (frames from the far end)
     bool rx_up = true;
     std::uint32_t sync_good = 0;
@@ -158,6 +166,17 @@ struct RiflLink::Lane {
   std::uint64_t hit_at[2] = {kNever, kNever};  // err[x]->next_hit_slot(), cached
   bool quiescent = false;
   std::uint64_t q_since = 0, next_dist = kNever;
+  // Window [win_since, win_end): the lane repeats itself with period 1 or 2
+  // (open_window: control frames, the replay part of Retrans into a
+  // rolled-back receiver, the Retrans <-> Send Retrans toggle); applied
+  // lazily (settle_window).
+  std::uint64_t win_since = 0, win_end = 0;
+  FrameKind win_kind[2] = {FrameKind::ctrl_idle, FrameKind::ctrl_idle};
+  std::uint64_t win_retry = 0;   // next slot at which a window is tried
+  std::uint32_t win_backoff = 1;
+  bool win_rep[2] = {false, false};  // end in the replay part of Retrans
+  bool win_tog[2] = {false, false};  // end toggling Retrans <-> Send Retrans
+  RxEventFlags win_f1[2];            // receiver flags after an odd number of window slots
 };
 
 struct RiflLink::Direction {
@@ -245,6 +264,59 @@ inline WireFrame ctrl(FrameKind k) {
 }
 }  // namespace
 
+// Transmitter transition after sending one frame (RTL rifl_tx.v priority
+// order) from state s with retransmit counter rc and the local receiver's
+// inputs: rx up, rx error, remote pause, remote retransmit. Normal's
+// abnormal (pipeline drain) slot is updated in place.
+static inline TxState next_tx(TxState s, bool& abnormal, std::uint32_t rc, std::uint32_t B, bool up, bool re, bool rp,
+                       bool rr) {
+  TxState ns = s;
+  switch (s) {
+    case TxState::init: ns = TxState::send_pause; break;
+    case TxState::normal:
+      if (!abnormal) {
+        if (rr || rp || re || !up) abnormal = true;
+      } else {
+        abnormal = false;
+        ns = !up  ? TxState::send_pause
+             : rp ? TxState::pause
+             : rr ? TxState::retrans
+             : re ? TxState::send_retrans
+                  : TxState::normal;
+      }
+      break;
+    case TxState::send_pause:
+      if (up)
+        ns = rp                ? TxState::pause
+             : (rr || rc != 0) ? TxState::retrans
+             : re              ? TxState::send_retrans
+                               : TxState::normal;
+      break;
+    case TxState::send_retrans:
+      ns = !up               ? TxState::send_pause
+           : rp              ? TxState::pause
+           : (rr || rc != 0) ? TxState::retrans
+           : !re             ? TxState::normal
+                             : TxState::send_retrans;
+      break;
+    case TxState::pause:
+      if (!up)
+        ns = TxState::send_pause;
+      else if (!rp)
+        ns = (rr || rc != 0) ? TxState::retrans : re ? TxState::send_retrans : TxState::normal;
+      break;
+    case TxState::retrans:
+      if (!up)
+        ns = TxState::send_pause;
+      else if (rp)
+        ns = TxState::pause;
+      else if (!rr && rc >= 2 * B)
+        ns = re ? TxState::send_retrans : TxState::normal;
+      break;
+  }
+  return ns;
+}
+
 // One slot of every lane; lanes in a clean run advance arithmetically.
 void RiflLink::step_slot() {
   const std::uint64_t t = now_;
@@ -256,8 +328,13 @@ void RiflLink::step_slot() {
     Lane& L = *Lp;
     const std::size_t pi = L.pos;  // t mod D: this slot's place in the pipes
     L.pos = L.pos + 1 == L.D ? 0 : L.pos + 1;
+    if (L.win_end) {
+      if (t < L.win_end) continue;
+      settle_window(L, L.win_end);
+    }
     if (L.quiescent) {
       if (t < L.next_dist) {
+        ++skipped_;
         for (int x = 0; x < 2; ++x) {
           auto& s = L.e[x];
           auto& r = L.e[1 - x];
@@ -308,10 +385,11 @@ void RiflLink::step_slot() {
     }
     // --- transmitters
     WireFrame out[2];
+    bool rpat[2];  // sent in the replay part of Retrans (rc < 2B)
     for (int x = 0; x < 2; ++x) {
       auto& e = L.e[x];
       auto& S = st_[x];
-      WireFrame f;
+      WireFrame& f = out[x];  // default-initialized
       const TxState s = e.state;
       bool fresh = false;
       switch (s) {
@@ -371,51 +449,9 @@ void RiflLink::step_slot() {
       }
       ++S.frames;
       // transition (RTL rifl_tx.v priority order)
-      const bool up = e.rx_up, re = e.rx_error, rp = e.fl.remote_pause, rr = e.fl.remote_retrans;
-      TxState ns = s;
-      switch (s) {
-        case TxState::init: ns = TxState::send_pause; break;
-        case TxState::normal:
-          if (!e.abnormal) {
-            if (rr || rp || re || !up) e.abnormal = true;
-          } else {
-            e.abnormal = false;
-            ns = !up  ? TxState::send_pause
-                 : rp ? TxState::pause
-                 : rr ? TxState::retrans
-                 : re ? TxState::send_retrans
-                      : TxState::normal;
-          }
-          break;
-        case TxState::send_pause:
-          if (up)
-            ns = rp                  ? TxState::pause
-                 : (rr || e.rc != 0) ? TxState::retrans
-                 : re                ? TxState::send_retrans
-                                     : TxState::normal;
-          break;
-        case TxState::send_retrans:
-          ns = !up                 ? TxState::send_pause
-               : rp                ? TxState::pause
-               : (rr || e.rc != 0) ? TxState::retrans
-               : !re               ? TxState::normal
-                                   : TxState::send_retrans;
-          break;
-        case TxState::pause:
-          if (!up)
-            ns = TxState::send_pause;
-          else if (!rp)
-            ns = (rr || e.rc != 0) ? TxState::retrans : re ? TxState::send_retrans : TxState::normal;
-          break;
-        case TxState::retrans:
-          if (!up)
-            ns = TxState::send_pause;
-          else if (rp)
-            ns = TxState::pause;
-          else if (!rr && e.rc >= 2 * B)
-            ns = re ? TxState::send_retrans : TxState::normal;
-          break;
-      }
+      const TxState ns =
+          next_tx(s, e.abnormal, e.rc, B, e.rx_up, e.rx_error, e.fl.remote_pause, e.fl.remote_retrans);
+      rpat[x] = s == TxState::retrans && e.rc < 2 * B;
       if (s == TxState::retrans) e.rc = e.rc >= 3 * B ? 0 : e.rc + 1;
       if (ns == TxState::retrans && s != TxState::retrans) {
         ++S.recoveries;
@@ -439,7 +475,6 @@ void RiflLink::step_slot() {
         e.steady_valid = v;
       }
       if (on_frame_) on_frame_({L.index, x, t, f.kind, f.counter, f.seg, f.replay, s});
-      out[x] = f;
     }
     // --- channel: real flipped bits, the CRC decides
     for (int x = 0; x < 2; ++x) {
@@ -538,7 +573,24 @@ void RiflLink::step_slot() {
         e.counter = e.threshold - kRollback;
       }
     }
-    for (int x = 0; x < 2; ++x) L.pipe[x][pi] = out[x];
+    for (int x = 0; x < 2; ++x) {
+      L.pipe[x][pi] = out[x];
+      auto& e = L.e[x];
+      if (!is_data(out[x].kind) && !out[x].hit) {
+        e.ctrl_run = out[x].kind == e.ctrl_kind ? e.ctrl_run + 1 : 1;
+        e.ctrl_kind = out[x].kind;
+      } else {
+        e.ctrl_run = 0;
+      }
+      if (!rpat[x] || out[x].hit) {
+        e.r_run = 0;
+      } else if (is_data(out[x].kind)) {
+        ++e.r_run;
+      } else {
+        e.r_run = e.r_run > 1 && out[x].kind != e.r_kind ? 1 : e.r_run + 1;
+        e.r_kind = out[x].kind;
+      }
+    }
     // --- back to a clean run?
     if (!scripted && cfg_.skip_ahead) {
       bool q = true;
@@ -561,6 +613,213 @@ void RiflLink::step_slot() {
         L.next_dist = std::max(nd, t + 1);
       }
     }
+    if (!scripted && cfg_.skip_ahead && !on_frame_ && !L.quiescent && t + 1 >= L.win_retry) {
+      open_window(L, t + 1);
+      // Back off after failed attempts (at most 8 slots late; a window that
+      // opens later is as exact, only shorter).
+      if (L.win_end) {
+        L.win_backoff = 1;
+      } else {
+        L.win_retry = t + 1 + L.win_backoff;
+        L.win_backoff = std::min<std::uint32_t>(2 * L.win_backoff, 8);
+      }
+    }
+  }
+}
+
+// The control frame end `e` sends in every slot of a control window, or
+// data_valid if its transmitter is not in such a state: Send Retrans
+// (retransmit requests), Pause (idle), Retrans in its idle part 2B <= rc < 3B
+// (idle, or retransmit requests while its receiver has an error).
+template <class End>
+static FrameKind window_kind(const End& e, std::uint32_t B) {
+  switch (e.state) {
+    case TxState::send_retrans: return FrameKind::ctrl_retrans;
+    case TxState::pause: return FrameKind::ctrl_idle;
+    case TxState::retrans:
+      if (e.rc >= 2 * B && e.rc < 3 * B) return e.rx_error ? FrameKind::ctrl_retrans : FrameKind::ctrl_idle;
+      return FrameKind::data_valid;
+    default: return FrameKind::data_valid;
+  }
+}
+
+namespace {
+bool same_flags(const RxEventFlags& a, const RxEventFlags& b) {
+  return a.pause_cnt == b.pause_cnt && a.retrans_cnt == b.retrans_cnt && a.doi_cnt == b.doi_cnt &&
+         a.remote_pause == b.remote_pause && a.remote_retrans == b.remote_retrans;
+}
+// The receiver's flags after one clean frame of kind k.
+inline RxEventFlags after(RxEventFlags f, FrameKind k) {
+  f.on_frame(!is_data(k), k, is_data(k), false);
+  return f;
+}
+}  // namespace
+
+// Open a window at slot t1 if, from t1 on, lane L repeats itself with period
+// 1 or 2 until a bound: each end either sends one control-frame kind in a
+// state the transition keeps (window_kind), or is in the replay part of
+// Retrans (rc < 2B: a buffered data frame at even rc, a control frame of one
+// kind at odd rc); each receiver sees the far end's pattern (the whole pipe
+// already holds it, clean), its flags return to themselves after one (two)
+// frames, its transmitter keeps its state under both flag values (or
+// toggles Retrans <-> Send Retrans, retransmit requests either way), and every
+// replayed data frame it receives fails the CRC against its rolled-back
+// counter (rx error stays set, nothing is delivered). Bounds: the next hit
+// on either direction, rc reaching 2B (replay part) or 3B (idle part), the
+// arrival of the first replayed frame whose counter matches the receiver's.
+void RiflLink::open_window(Lane& L, std::uint64_t t1) {
+  const std::uint32_t B = d_.buffer;
+  std::uint64_t end = std::min(L.hit_at[0], L.hit_at[1]);
+  FrameKind k[2];
+  bool rep[2];
+  for (int x = 0; x < 2; ++x) {
+    const auto& e = L.e[x];
+    if (!e.rx_up) return;
+    rep[x] = e.state == TxState::retrans && e.rc < 2 * B;
+    if (rep[x]) {
+      k[x] = e.rx_error ? FrameKind::ctrl_retrans : FrameKind::ctrl_idle;
+      end = std::min<std::uint64_t>(end, t1 + (2 * B - e.rc));
+    } else {
+      k[x] = window_kind(e, B);
+      if (k[x] == FrameKind::data_valid) return;
+      if (e.state == TxState::retrans) end = std::min<std::uint64_t>(end, t1 + (3 * B - e.rc));
+    }
+  }
+  if (end < t1 + 4) return;  // not worth it
+  // Cheap conditions first: the far end's pattern fills the pipe, a
+  // replay-fed receiver is rolled back; the first matching replayed frame.
+  for (int x = 0; x < 2; ++x) {
+    const auto& e = L.e[x];
+    const int y = 1 - x;
+    const auto& far = L.e[y];
+    if (!rep[y]) {
+      if (far.ctrl_run < L.D || far.ctrl_kind != k[y]) return;
+      continue;
+    }
+    if (L.D < 2 || far.r_run < L.D || far.r_kind != k[y] || B > 4096) return;
+    // Rolled back, so a failing data frame changes nothing.
+    if (!e.rx_error || e.counter + kRollback != e.threshold) return;
+    // The first frame of the far end's replay whose counter matches the
+    // receiver's (mod 4096): its arrival ends the window.
+    const std::uint64_t c = e.counter, oldest = far.tx_counter - B;
+    const std::uint64_t c1 = oldest + ((c - oldest) & 0xFFF);
+    if (c1 < oldest + B) {
+      const std::uint64_t base = far.buf[far.head].counter;
+      const std::uint64_t m = ((c1 - oldest) + B - (base - oldest)) % B;
+      end = std::min<std::uint64_t>(end, t1 + (far.rc & 1u) + 2 * m + L.D);
+      if (end < t1 + 4) return;
+    }
+  }
+  RxEventFlags f1[2];
+  bool tog[2];
+  for (int x = 0; x < 2; ++x) {
+    auto& e = L.e[x];
+    const int y = 1 - x;
+    const auto& pipe = L.pipe[y];
+    if (!rep[y]) {
+      f1[x] = after(e.fl, k[y]);
+      if (!same_flags(f1[x], e.fl)) return;
+    } else {
+      f1[x] = after(e.fl, pipe[L.pos].kind);
+      if (!same_flags(after(f1[x], pipe[(L.pos + 1) % L.D].kind), e.fl)) return;
+    }
+    // The transmitter keeps its state under both flag values, or toggles
+    // between Retrans (idle part) and Send Retrans, sending retransmit
+    // requests in both (rx error set, remote retransmit dropped: Retrans
+    // leaves at rc >= 2B, Send Retrans returns while rc != 0); rc then grows
+    // in every other slot. Not Normal, so next_tx has no side effect.
+    bool ab = false;
+    const TxState s0 = e.state;
+    const TxState s1 = next_tx(s0, ab, e.rc, B, e.rx_up, e.rx_error, e.fl.remote_pause, e.fl.remote_retrans);
+    tog[x] = s1 != s0;
+    if (!tog[x]) {
+      if (next_tx(s0, ab, e.rc, B, e.rx_up, e.rx_error, f1[x].remote_pause, f1[x].remote_retrans) != s0) return;
+    } else {
+      const bool pair = (s0 == TxState::retrans && s1 == TxState::send_retrans) ||
+                        (s0 == TxState::send_retrans && s1 == TxState::retrans);
+      if (rep[x] || !pair || !e.rx_error || !e.in_rec || e.rc < 2 * B) return;
+      const std::uint32_t rc1 = e.rc + (s0 == TxState::retrans ? 1 : 0);
+      if (rc1 >= 3 * B) return;
+      if (next_tx(s1, ab, rc1, B, e.rx_up, e.rx_error, f1[x].remote_pause, f1[x].remote_retrans) != s0) return;
+      // every Retrans slot has rc < 3B
+      end = std::min<std::uint64_t>(end, t1 + 2 * (3 * B - e.rc) - 1);
+      if (end < t1 + 4) return;
+    }
+  }
+  // Every data frame in flight to a replay-fed receiver fails too.
+  for (int x = 0; x < 2; ++x) {
+    if (!rep[1 - x]) continue;
+    const std::uint64_t c = L.e[x].counter;
+    for (const auto& f : L.pipe[1 - x])
+      if (is_data(f.kind) && ((f.counter ^ c) & 0xFFF) == 0) return;
+  }
+  if (end < t1 + 4) return;
+  L.win_since = t1;
+  L.win_end = end;
+  for (int x = 0; x < 2; ++x) {
+    L.win_kind[x] = k[x];
+    L.win_rep[x] = rep[x];
+    L.win_f1[x] = f1[x];
+    L.win_tog[x] = tog[x];
+  }
+}
+
+// Apply the slots [win_since, t) of lane L's window and close it.
+void RiflLink::settle_window(Lane& L, std::uint64_t t) {
+  const std::uint32_t B = d_.buffer;
+  const std::uint64_t t0 = L.win_since, n = std::min(t, L.win_end) - t0;
+  L.win_end = 0;
+  if (n == 0) return;
+  skipped_ += n;
+  for (int x = 0; x < 2; ++x) {
+    auto& e = L.e[x];
+    auto& S = st_[x];
+    S.frames += n;
+    std::uint64_t ctrl_slots = n;
+    if (L.win_rep[x]) {
+      // data at even rc: buffered frames from head on
+      const std::uint32_t rc0 = e.rc, h0 = e.head;
+      const std::uint64_t even0 = (rc0 & 1u) ? 0 : 1;
+      const std::uint64_t dc = (n + even0) / 2;
+      ctrl_slots = n - dc;
+      S.retransmitted_frames += dc;
+      e.rec_replayed += dc;
+      // the last min(n, D) frames sent are in flight
+      for (std::uint64_t back = std::min<std::uint64_t>(n, L.D); back >= 1; --back) {
+        const std::uint64_t s = t0 + n - back, i = s - t0;
+        WireFrame f;
+        if (((rc0 + i) & 1u) == 0) {
+          f = e.buf[(h0 + (i + even0) / 2) % B];
+          f.replay = true;
+          f.hit = false;
+        } else {
+          f = ctrl(L.win_kind[x]);
+        }
+        L.pipe[x][s % L.D] = f;
+      }
+      e.head = static_cast<std::uint32_t>((h0 + dc) % B);
+      e.r_run += n;
+      const bool last_ctrl = ((rc0 + n - 1) & 1u) != 0;
+      e.ctrl_run = last_ctrl ? 1 : 0;
+      if (last_ctrl) e.ctrl_kind = L.win_kind[x];
+    } else {
+      e.ctrl_run += n;
+      e.r_run = 0;
+    }
+    if (L.win_kind[x] == FrameKind::ctrl_retrans)
+      S.ctrl_retrans += ctrl_slots;
+    else
+      S.ctrl_idle += ctrl_slots;
+    if (L.win_tog[x]) {
+      // Retrans slots (rc grows) and Send Retrans slots (each re-enters Retrans)
+      const std::uint64_t r = e.state == TxState::retrans ? (n + 1) / 2 : n / 2;
+      e.rc += static_cast<std::uint32_t>(r);
+      S.recoveries += n - r;
+      if (n & 1u) e.state = e.state == TxState::retrans ? TxState::send_retrans : TxState::retrans;
+    } else if (e.state == TxState::retrans) {
+      e.rc += static_cast<std::uint32_t>(n);
+    }
+    if (n & 1u) e.fl = L.win_f1[x];
   }
 }
 
@@ -652,6 +911,7 @@ RiflLink::Status RiflLink::run(const std::function<void(double)>& progress) {
       if (target > now_ + 1) {
         // Skip the clean run [now_, target): every lane streams.
         const std::uint64_t n = target - now_;
+        skipped_ += n * lanes_.size();
         for (int d = 0; d < 2; ++d) {
           jb_[d].resize(lanes_.size());
           for (std::size_t l = 0; l < lanes_.size(); ++l) jb_[d][l] = lanes_[l]->e[1 - d].delivered;
@@ -717,6 +977,8 @@ RiflLink::Status RiflLink::run(const std::function<void(double)>& progress) {
                           : 1.0);
     }
   }
+  for (auto& L : lanes_)
+    if (L->win_end) settle_window(*L, now_);
   return status_;
 }
 

@@ -175,6 +175,9 @@ class RiflLink {
   /// after reordering), in slots, both directions, in completion order.
   const std::vector<std::uint32_t>& latencies_slots() const { return lat_; }
   std::uint64_t slots() const { return now_; }
+  /// Lane slots advanced without stepping them (clean runs, control and
+  /// replay windows): a measure of the skip-ahead's reach.
+  std::uint64_t skipped_lane_slots() const { return skipped_; }
   std::string diagnosis() const;
   Status status() const { return status_; }
   /// Observer of recovery episodes (set before run()).
@@ -216,6 +219,8 @@ class RiflLink {
   struct Direction;
   void step_slot();
   void jump_to(std::uint64_t t);
+  void open_window(Lane& L, std::uint64_t t1);
+  void settle_window(Lane& L, std::uint64_t t);
   void complete_packets(int dir, std::uint64_t t0, std::uint64_t n);
   void check_flow_control();
   std::uint64_t next_disturbance() const;
@@ -229,6 +234,7 @@ class RiflLink {
   DirectionStats st_[2];
   std::vector<std::uint32_t> lat_;
   std::uint64_t now_ = 0;
+  std::uint64_t skipped_ = 0;
   std::uint64_t last_progress_slot_ = 0;
   Status status_ = Status::running;
   std::string why_;
