@@ -8,12 +8,12 @@
 
 namespace fabricsim::models {
 
-accelerator::accelerator(const sc_core::sc_module_name& name, const node_config& cfg)
+accelerator::accelerator(const sc_core::sc_module_name& name, const node_config& cfg, const accelerator_params& p)
     : sc_module(name),
       dma("dma"),
       mem("mem"),
       sync("sync"),
-      p_(std::any_cast<accelerator_params>(cfg.params)),
+      p_(p),
       rank_(cfg.rank),
       memory_(p_.functional ? p_.memory_bytes : 0, 0),
       flags_(p_.flags, 0) {

@@ -36,7 +36,8 @@ class accelerator : public sc_core::sc_module, public accelerator_api, public ra
   tlm_utils::simple_target_socket<accelerator> mem;
   sc_core::sc_port<fabric_sync_if> sync;
 
-  accelerator(const sc_core::sc_module_name& name, const node_config& cfg);
+  using params_type = accelerator_params;
+  accelerator(const sc_core::sc_module_name& name, const node_config& cfg, const accelerator_params& p);
   accelerator(const accelerator&) = delete;
   accelerator& operator=(const accelerator&) = delete;
 

@@ -4,8 +4,8 @@
 
 namespace fabricsim::models {
 
-host_memory::host_memory(const sc_core::sc_module_name& name, const node_config& cfg)
-    : sc_module(name), mem("mem"), p_(std::any_cast<host_memory_params>(cfg.params)) {
+host_memory::host_memory(const sc_core::sc_module_name& name, const node_config&, const host_memory_params& p)
+    : sc_module(name), mem("mem"), p_(p) {
   if (p_.functional) data_.assign(p_.bytes, 0);
   mem.register_b_transport(this, &host_memory::b_transport);
 }

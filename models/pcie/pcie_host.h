@@ -35,7 +35,8 @@ struct host_memory_params {
 class host_memory : public sc_core::sc_module, public rank_control_if {
  public:
   tlm_utils::simple_target_socket<host_memory> mem;
-  host_memory(const sc_core::sc_module_name& name, const node_config& cfg);
+  using params_type = host_memory_params;
+  host_memory(const sc_core::sc_module_name& name, const node_config& cfg, const host_memory_params& p);
 
   // rank_control_if
   void op_complete(std::uint64_t) override {}

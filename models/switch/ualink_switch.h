@@ -22,10 +22,10 @@ namespace fabricsim::models {
 /// node's port count (cfg.ports). Its component is named after the module.
 /// The elaboration fills the component's forwarding table and hands the
 /// component to the scheduler; the module outlives the scheduler.
-/// Throws std::bad_any_cast if cfg.params does not hold a switch_params.
 class ualink_switch : public sc_core::sc_module, public common::StatsSource {
  public:
-  ualink_switch(const sc_core::sc_module_name& name, const node_config& cfg);
+  using params_type = switch_params;
+  ualink_switch(const sc_core::sc_module_name& name, const node_config& cfg, const switch_params& p);
   const switch_params& params() const { return p_; }
   std::uint32_t ports() const { return core_.ports(); }
   /// The switch's behaviour (what the scheduler drives).

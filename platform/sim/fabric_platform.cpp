@@ -171,11 +171,10 @@ FabricPlatform::FabricPlatform(const fabric::FabricRunConfig& cfg, bool validate
         throw fabric::FabricError(
             fmt::format("{}: key '{}': the collective needs {} B of accelerator memory, {} has {} B", n.src.where,
                         n.src.key, need_memory, n.id, p.memory_bytes));
-      nc.params = p;
+      modules_.push_back(models::model_registry::instance().create(n.kind, n.id.c_str(), nc, p));
     } else {
-      nc.params = n.sw;
+      modules_.push_back(models::model_registry::instance().create(n.kind, n.id.c_str(), nc, n.sw));
     }
-    modules_.push_back(models::model_registry::instance().create(n.kind, n.id.c_str(), nc));
     if (n.kind == "accelerator") {
       acc_[n.rank] = dynamic_cast<models::accelerator*>(modules_.back().get());
       rank_names_[n.rank] = modules_.back()->name();

@@ -234,8 +234,7 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
     p.memory_bytes = std::max<std::uint64_t>(L.total, 4096);
     p.functional = W.data;
     if (sched) p.flags = std::max(p.flags, SL->flags);
-    nc.params = p;
-    modules.push_back(reg.create("accelerator", fmt::format("gpu{}", W.group[r]).c_str(), nc));
+    modules.push_back(reg.create("accelerator", fmt::format("gpu{}", W.group[r]).c_str(), nc, p));
     acc[r] = dynamic_cast<models::accelerator*>(modules.back().get());
     names.push_back(acc[r]->name());
   }
@@ -244,8 +243,7 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
   models::host_memory_params hp;
   hp.bytes = H.host_memory_bytes;
   hp.functional = W.data;
-  hm.params = hp;
-  modules.push_back(reg.create("host-memory", "host_memory", hm));
+  modules.push_back(reg.create("host-memory", "host_memory", hm, hp));
   auto* host = dynamic_cast<models::host_memory*>(modules.back().get());
   names.push_back(host->name());
 
