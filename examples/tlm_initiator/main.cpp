@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -69,6 +70,9 @@ std::string initiator_node(fabric::FabricRunConfig& cfg, std::string at) {
   std::cout << fmt::format("attached tlm-initiator cpu0 at {}.{}\n", node, port);
   return "cpu0";
 }
+
+// No SystemC banner on stdout (it would print after the example's own lines).
+const bool kBannerOff = (setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1), true);
 
 }  // namespace
 
