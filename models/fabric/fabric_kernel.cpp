@@ -382,7 +382,7 @@ void fabric_kernel::kernel_thread() {
         }
         fail(
             "deadlock: every unfinished rank is blocked and no fabric event is pending "
-            "(flits may sit in TxReplay or in blocked input buffers)");
+            "(data may be held in the timing core: TxReplay or blocked input buffers on UALink links, ordering points on a PCIe host)");
       }
       continue;
     }
