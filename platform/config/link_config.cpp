@@ -55,8 +55,10 @@ const std::vector<std::pair<std::string, LinkSemantics::ProfileBind>> kBind{
 
 link::LinkConfig parse_link(Section s) { return parse_link_overlay(std::move(s), link::LinkConfig{}); }
 
-link::LinkConfig parse_link_overlay(Section s, const link::LinkConfig& base) {
-  link::LinkConfig c = base;
+namespace {
+
+// Rates, delays, flit sizes, windows, retry limit and receive buffer.
+void link_basics(Section& s, link::LinkConfig& c) {
   c.flit_bytes = static_cast<std::uint32_t>(s.bytes("flit", c.flit_bytes));
   if (c.flit_bytes < 16 || c.flit_bytes > (1u << 20)) s.fail("flit", "flit size must be in [16 B, 1 MiB]");
   c.forward_rate_bps = s.rate_bps("forward_rate", c.forward_rate_bps);
@@ -75,7 +77,10 @@ link::LinkConfig parse_link_overlay(Section s, const link::LinkConfig& base) {
   c.request_copies = static_cast<std::uint32_t>(s.integer("request_copies", c.request_copies, 1, 64));
   c.retry_limit = static_cast<std::uint32_t>(s.integer("retry_limit", c.retry_limit, 1, 1000000));
   c.rx_buffer_flits = static_cast<std::uint32_t>(s.integer("rx_buffer", c.rx_buffer_flits, 0, 1u << 24));
+}
 
+// fec_profiles: weakest first, distinct names, 1..127 of them (absent: the base's menu).
+void fec_profiles(Section& s, link::LinkConfig& c) {
   if (s.has("fec_profiles")) {
     c.fec_menu.clear();
     for (auto& p : s.list("fec_profiles")) {
@@ -101,27 +106,30 @@ link::LinkConfig parse_link_overlay(Section s, const link::LinkConfig& base) {
   } else {
     s.list("fec_profiles");
   }
+}
 
-  // Serialization times in integer ps: every flit (with each profile's FEC
-  // overhead) and every control flit must take between 1 ps and the time limit
-  // on its serializer, or the timing would round to 0 or overflow.
-  {
-    const auto wire_ps = [](double bytes, double bps) { return bytes * 8.0 / bps * 1e12; };
-    for (const auto& p : c.fec_menu) {
-      const double w = wire_ps(c.flit_bytes * (1.0 + p.overhead), c.forward_rate_bps);
-      if (w < 1.0 || w > kMaxTimePs)
-        s.fail(s.has("forward_rate") || !s.has("flit") ? "forward_rate" : "flit",
-               fmt::format("a {} B flit with profile {} takes {:g} ps at {:g} b/s: a flit's wire time must lie in "
-                           "[1 ps, 1e17 ps]",
-                           c.flit_bytes, p.name, w, c.forward_rate_bps));
-    }
-    const double w = wire_ps(c.control_flit_bytes, c.reverse_rate_bps);
+// Serialization times in integer ps: every flit (with each profile's FEC
+// overhead) and every control flit must take between 1 ps and the time limit
+// on its serializer, or the timing would round to 0 or overflow.
+void check_wire_times(Section& s, const link::LinkConfig& c) {
+  const auto wire_ps = [](double bytes, double bps) { return bytes * 8.0 / bps * 1e12; };
+  for (const auto& p : c.fec_menu) {
+    const double w = wire_ps(c.flit_bytes * (1.0 + p.overhead), c.forward_rate_bps);
     if (w < 1.0 || w > kMaxTimePs)
-      s.fail(s.has("reverse_rate") || !s.has("control_flit") ? "reverse_rate" : "control_flit",
-             fmt::format("a {} B control flit takes {:g} ps at {:g} b/s: its wire time must lie in [1 ps, 1e17 ps]",
-                         c.control_flit_bytes, w, c.reverse_rate_bps));
+      s.fail(s.has("forward_rate") || !s.has("flit") ? "forward_rate" : "flit",
+             fmt::format("a {} B flit with profile {} takes {:g} ps at {:g} b/s: a flit's wire time must lie in "
+                         "[1 ps, 1e17 ps]",
+                         c.flit_bytes, p.name, w, c.forward_rate_bps));
   }
+  const double w = wire_ps(c.control_flit_bytes, c.reverse_rate_bps);
+  if (w < 1.0 || w > kMaxTimePs)
+    s.fail(s.has("reverse_rate") || !s.has("control_flit") ? "reverse_rate" : "control_flit",
+           fmt::format("a {} B control flit takes {:g} ps at {:g} b/s: its wire time must lie in [1 ps, 1e17 ps]",
+                       c.control_flit_bytes, w, c.reverse_rate_bps));
+}
 
+// channel: the Gilbert-Elliott model.
+void channel(Section& s, link::LinkConfig& c) {
   Section ch = s.child_or_empty("channel");
   ch.choice("model", "gilbert-elliott", {"gilbert-elliott"});
   c.channel.a = ch.probability("p_good_to_bad", c.channel.a);
@@ -132,7 +140,10 @@ link::LinkConfig parse_link_overlay(Section s, const link::LinkConfig& base) {
   c.channel.m_bad = static_cast<std::uint32_t>(ch.integer("magnitude_bad", c.channel.m_bad, 1, kMaxU));
   if (c.channel.a + c.channel.b <= 0.0) ch.fail("p_bad_to_good", "p_good_to_bad + p_bad_to_good must be > 0");
   ch.finish();
+}
 
+// policy: name, lambda, post-decode thresholds; the filter's model is the channel.
+void policy(Section& s, link::LinkConfig& c) {
   Section pol = s.child_or_empty("policy");
   c.policy_name = pol.choice("name", c.policy_name, link::policy_names());
   c.policy.lambda = pol.number("lambda", c.policy.lambda, 0.0, 1e12);
@@ -145,7 +156,10 @@ link::LinkConfig parse_link_overlay(Section s, const link::LinkConfig& base) {
     pd.fail("lower_below", "lower_below must not exceed raise_above (hysteresis)");
   pd.finish();
   pol.finish();
+}
 
+// semantics: the data-link choices (link-layer.md).
+void semantics(Section& s, link::LinkConfig& c) {
   Section sem = s.child_or_empty("semantics");
   auto& m = c.semantics;
   m.chain_index = pick(sem, "chain_index", m.chain_index, kChain);
@@ -162,6 +176,18 @@ link::LinkConfig parse_link_overlay(Section s, const link::LinkConfig& base) {
   m.feedback_delay_ps = sem.time_ps("feedback_delay", m.feedback_delay_ps);
   m.ack_coalescing = sem.boolean("ack_coalescing", m.ack_coalescing);
   sem.finish();
+}
+
+}  // namespace
+
+link::LinkConfig parse_link_overlay(Section s, const link::LinkConfig& base) {
+  link::LinkConfig c = base;
+  link_basics(s, c);
+  fec_profiles(s, c);
+  check_wire_times(s, c);
+  channel(s, c);
+  policy(s, c);
+  semantics(s, c);
   s.finish();
   return c;
 }

@@ -8,6 +8,75 @@
 
 namespace fabricsim::config {
 
+namespace {
+
+// rifl.lane_skew: one non-negative skew per lane (absent: none).
+void lane_skew(Section& s, rifl::RiflConfig& c) {
+  if (s.has("lane_skew")) {
+    for (const auto& v : s.strings("lane_skew", {})) {
+      double ns = 0;
+      try {
+        ns = parse_time_ps(v) / 1000.0;
+      } catch (const UnitError& ex) {
+        s.fail("lane_skew", fmt::format("'{}': {}", v, ex.what()));
+      }
+      if (ns < 0) s.fail("lane_skew", "skew must be >= 0");
+      c.lane_skew_ns.push_back(ns);
+    }
+    if (c.lane_skew_ns.size() != c.lanes)
+      s.fail("lane_skew", fmt::format("{} values for {} lanes: give one per lane", c.lane_skew_ns.size(), c.lanes));
+  }
+}
+
+// rifl.channel: independent or Gilbert-Elliott bit errors, per direction. Returns the section.
+Section rifl_channel(Section& s, rifl::RiflConfig& c) {
+  Section ch = s.child_or_empty("channel");
+  const std::string model = ch.choice("model", "independent", {"independent", "gilbert-elliott"});
+  c.channel =
+      model == "independent" ? rifl::RiflConfig::Channel::independent : rifl::RiflConfig::Channel::gilbert_elliott;
+  const double ber = ch.number("ber", 0.0, 0.0, 0.5);
+  c.ber_ab = ch.number("ber_a_to_b", ber, 0.0, 0.5);
+  c.ber_ba = ch.number("ber_b_to_a", ber, 0.0, 0.5);
+  c.ge.a = ch.probability("p_good_to_bad", c.ge.a);
+  c.ge.b = ch.probability("p_bad_to_good", c.ge.b);
+  c.ge.e_good = ch.probability("error_good", c.ge.e_good);
+  c.ge.e_bad = ch.probability("error_bad", c.ge.e_bad);
+  c.ge.m_good = static_cast<std::uint32_t>(ch.integer("magnitude_good", c.ge.m_good, 1, 1024));
+  c.ge.m_bad = static_cast<std::uint32_t>(ch.integer("magnitude_bad", c.ge.m_bad, 1, 1024));
+  ch.finish();
+  return ch;
+}
+
+// traffic: the saturating packet stream.
+void rifl_traffic(Section& root, rifl::RiflConfig& c) {
+  Section t = root.child_or_empty("traffic");
+  t.choice("pattern", "saturating", {"saturating"});
+  c.bytes_per_direction = t.bytes("bytes", c.bytes_per_direction);
+  if (c.bytes_per_direction == 0) t.fail("bytes", "must be > 0");
+  c.payload_min = static_cast<std::uint32_t>(t.bytes("payload_min", c.payload_min));
+  c.payload_max = static_cast<std::uint32_t>(t.bytes("payload_max", c.payload_max));
+  if (c.payload_min < 1 || c.payload_max > (1u << 24) || c.payload_min > c.payload_max)
+    t.fail("payload_min", "payload sizes must satisfy 1 B <= payload_min <= payload_max <= 16 MiB");
+  c.load_ba = t.boolean("both_directions", true);
+  t.finish();
+}
+
+// Derived bounds (retransmit buffer, flow-control thresholds) name their key.
+void check_derived(const Section& s, const Section& ch, const rifl::RiflConfig& c) {
+  try {
+    rifl::derive(c);
+  } catch (const std::invalid_argument& ex) {
+    const std::string m = ex.what();
+    const auto colon = m.find(':');
+    const std::string key = colon == std::string::npos ? "" : m.substr(0, colon);
+    const std::string msg = colon == std::string::npos ? m : m.substr(colon + 2);
+    if (key == "ber") ch.fail("ber", msg);
+    s.fail(s.has(key) || key.rfind("fc_", 0) == 0 || key == "retransmit_buffer" ? key : "", msg);
+  }
+}
+
+}  // namespace
+
 RiflExperimentConfig parse_rifl_experiment(Section root) {
   RiflExperimentConfig e;
   auto& c = e.link;
@@ -27,67 +96,21 @@ RiflExperimentConfig parse_rifl_experiment(Section root) {
   c.cable_m = s.number("cable_length_m", c.cable_m, 0.0, 1e6);
   c.transceiver_ns = s.time_ps("transceiver_latency", static_cast<std::uint64_t>(c.transceiver_ns * 1000)) / 1000.0;
   c.cable_ns_per_m = s.number("cable_ns_per_m", c.cable_ns_per_m, 0.0, 1e3);
-  if (s.has("lane_skew")) {
-    for (const auto& v : s.strings("lane_skew", {})) {
-      double ns = 0;
-      try {
-        ns = parse_time_ps(v) / 1000.0;
-      } catch (const UnitError& ex) {
-        s.fail("lane_skew", fmt::format("'{}': {}", v, ex.what()));
-      }
-      if (ns < 0) s.fail("lane_skew", "skew must be >= 0");
-      c.lane_skew_ns.push_back(ns);
-    }
-    if (c.lane_skew_ns.size() != c.lanes)
-      s.fail("lane_skew", fmt::format("{} values for {} lanes: give one per lane", c.lane_skew_ns.size(), c.lanes));
-  }
+  lane_skew(s, c);
   c.retransmit_buffer = static_cast<std::uint32_t>(s.integer("retransmit_buffer", 0, 0, 1u << 20));
   c.fc_buffer = static_cast<std::uint32_t>(s.integer("fc_buffer", 0, 0, 1u << 24));
   c.fc_on = static_cast<std::uint32_t>(s.integer("fc_on", 0, 0, 1u << 24));
   c.fc_off = static_cast<std::uint32_t>(s.integer("fc_off", 0, 0, 1u << 24));
   c.clock_offset_ppm = s.number("clock_offset_ppm", 0.0, -1000.0, 1000.0);
   c.resync_frames = static_cast<std::uint32_t>(s.integer("resync_frames", c.resync_frames, 1, 1u << 20));
-  Section ch = s.child_or_empty("channel");
-  const std::string model = ch.choice("model", "independent", {"independent", "gilbert-elliott"});
-  c.channel =
-      model == "independent" ? rifl::RiflConfig::Channel::independent : rifl::RiflConfig::Channel::gilbert_elliott;
-  const double ber = ch.number("ber", 0.0, 0.0, 0.5);
-  c.ber_ab = ch.number("ber_a_to_b", ber, 0.0, 0.5);
-  c.ber_ba = ch.number("ber_b_to_a", ber, 0.0, 0.5);
-  c.ge.a = ch.probability("p_good_to_bad", c.ge.a);
-  c.ge.b = ch.probability("p_bad_to_good", c.ge.b);
-  c.ge.e_good = ch.probability("error_good", c.ge.e_good);
-  c.ge.e_bad = ch.probability("error_bad", c.ge.e_bad);
-  c.ge.m_good = static_cast<std::uint32_t>(ch.integer("magnitude_good", c.ge.m_good, 1, 1024));
-  c.ge.m_bad = static_cast<std::uint32_t>(ch.integer("magnitude_bad", c.ge.m_bad, 1, 1024));
-  ch.finish();
-
-  Section t = root.child_or_empty("traffic");
-  t.choice("pattern", "saturating", {"saturating"});
-  c.bytes_per_direction = t.bytes("bytes", c.bytes_per_direction);
-  if (c.bytes_per_direction == 0) t.fail("bytes", "must be > 0");
-  c.payload_min = static_cast<std::uint32_t>(t.bytes("payload_min", c.payload_min));
-  c.payload_max = static_cast<std::uint32_t>(t.bytes("payload_max", c.payload_max));
-  if (c.payload_min < 1 || c.payload_max > (1u << 24) || c.payload_min > c.payload_max)
-    t.fail("payload_min", "payload sizes must satisfy 1 B <= payload_min <= payload_max <= 16 MiB");
-  c.load_ba = t.boolean("both_directions", true);
-  t.finish();
+  const Section ch = rifl_channel(s, c);
+  rifl_traffic(root, c);
 
   Section r = root.child_or_empty("run");
   c.seed = r.integer("seed", 1, 0, ~0ULL);
   r.finish();
   root.finish();
-  // Derived bounds (retransmit buffer, flow-control thresholds) name their key.
-  try {
-    rifl::derive(c);
-  } catch (const std::invalid_argument& ex) {
-    const std::string m = ex.what();
-    const auto colon = m.find(':');
-    const std::string key = colon == std::string::npos ? "" : m.substr(0, colon);
-    const std::string msg = colon == std::string::npos ? m : m.substr(colon + 2);
-    if (key == "ber") ch.fail("ber", msg);
-    s.fail(s.has(key) || key.rfind("fc_", 0) == 0 || key == "retransmit_buffer" ? key : "", msg);
-  }
+  check_derived(s, ch, c);
   return e;
 }
 

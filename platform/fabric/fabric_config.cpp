@@ -228,126 +228,127 @@ std::string fabric_kind(const config::Document& doc) {
   return f.required_string("kind");
 }
 
-FabricRunConfig parse_fabric(config::Section root) {
-  FabricRunConfig c;
-  FabricSpec& F = c.fabric;
-  config::Section f = root.child("fabric");
-  F.name = f.string("name", "fabric");
-  F.generator = f.choice("kind", "ring", {"ring", "switched-pod", "explicit"});
-  std::uint64_t n_acc = 0, n_sw = 0;
-  if (F.generator != "explicit") n_acc = f.integer("accelerators", 8, 2, kMaxAccelerators);
-  if (F.generator == "switched-pod") n_sw = f.integer("switches", 1, 1, 256);
-  if (f.has("address_base")) F.address_base = parse_address(f, "address_base");
-  f.finish();
+namespace {
 
-  config::Section d = root.child_or_empty("defaults");
-  c.default_link = config::parse_link(d.child_or_empty("link"));
+// defaults.accelerator and defaults.switch: what every node starts from.
+struct NodeDefaults {
+  models::accelerator_params acc;
   bool auto_mem = true;
-  const models::accelerator_params acc = parse_accel(d.child_or_empty("accelerator"), {}, auto_mem);
-  const models::switch_params swp = parse_switch(d.child_or_empty("switch"), {});
-  d.finish();
+  models::switch_params swp;
+};
 
-  auto add_node = [&](const std::string& id, const std::string& kind, const SourceRef& src) {
-    NodeSpec n;
-    n.id = id;
-    n.kind = kind;
-    n.src = src;
-    n.accel = acc;
-    n.auto_memory = auto_mem;
-    n.sw = swp;
-    F.nodes.push_back(n);
-    return F.nodes.size() - 1;
-  };
-  auto add_link = [&](std::size_t a, std::uint32_t pa, std::size_t b, std::uint32_t pb, const SourceRef& src) {
-    LinkSpec l;
-    l.a = a;
-    l.b = b;
-    l.a_port = pa;
-    l.b_port = pb;
-    l.link = c.default_link;
-    l.id = F.links.size();
-    l.src = src;
-    F.links.push_back(l);
-  };
+// Append a node with the defaults; returns its index.
+std::size_t add_node(FabricSpec& F, const NodeDefaults& D, const std::string& id, const std::string& kind,
+                     const SourceRef& src) {
+  NodeSpec n;
+  n.id = id;
+  n.kind = kind;
+  n.src = src;
+  n.accel = D.acc;
+  n.auto_memory = D.auto_mem;
+  n.sw = D.swp;
+  F.nodes.push_back(n);
+  return F.nodes.size() - 1;
+}
 
+// Append link a.pa - b.pb with the default link parameters.
+void add_link(FabricSpec& F, const link::LinkConfig& dflt, std::size_t a, std::uint32_t pa, std::size_t b,
+              std::uint32_t pb, const SourceRef& src) {
+  LinkSpec l;
+  l.a = a;
+  l.b = b;
+  l.a_port = pa;
+  l.b_port = pb;
+  l.link = dflt;
+  l.id = F.links.size();
+  l.src = src;
+  F.links.push_back(l);
+}
+
+// A generated ring (acc i port 1 -> acc i+1 port 0) or switched pod (acc i port s - switch s port i).
+void generated_topology(FabricSpec& F, const config::Section& f, std::uint64_t n_acc, std::uint64_t n_sw,
+                        const NodeDefaults& D, const link::LinkConfig& dflt) {
   if (F.generator == "ring") {
     const SourceRef src{where_of(f, "accelerators"), "fabric.accelerators"};
-    for (std::uint64_t i = 0; i < n_acc; ++i) add_node(fmt::format("acc{}", i), "accelerator", src);
-    for (std::uint64_t i = 0; i < n_acc; ++i) add_link(i, 1, (i + 1) % n_acc, 0, src);
+    for (std::uint64_t i = 0; i < n_acc; ++i) add_node(F, D, fmt::format("acc{}", i), "accelerator", src);
+    for (std::uint64_t i = 0; i < n_acc; ++i) add_link(F, dflt, i, 1, (i + 1) % n_acc, 0, src);
     if (n_acc == 2) F.links.pop_back();  // two ranks: one link, not two parallel ones
-  } else if (F.generator == "switched-pod") {
+  } else {
     const SourceRef src{where_of(f, "switches"), "fabric.switches"};
-    for (std::uint64_t i = 0; i < n_acc; ++i) add_node(fmt::format("acc{}", i), "accelerator", src);
-    for (std::uint64_t s = 0; s < n_sw; ++s) add_node(fmt::format("sw{}", s), "ualink-switch", src);
+    for (std::uint64_t i = 0; i < n_acc; ++i) add_node(F, D, fmt::format("acc{}", i), "accelerator", src);
+    for (std::uint64_t s = 0; s < n_sw; ++s) add_node(F, D, fmt::format("sw{}", s), "ualink-switch", src);
     for (std::uint64_t i = 0; i < n_acc; ++i)
       for (std::uint64_t s = 0; s < n_sw; ++s)
-        add_link(i, static_cast<std::uint32_t>(s), n_acc + s, static_cast<std::uint32_t>(i), src);
+        add_link(F, dflt, i, static_cast<std::uint32_t>(s), n_acc + s, static_cast<std::uint32_t>(i), src);
+  }
+}
+
+// One item of nodes: (explicit fabric): id, kind, per-node accelerator / switch, ports, address.
+void explicit_node(config::Section& n, FabricSpec& F, const NodeDefaults& D, std::map<std::string, std::size_t>& ids) {
+  const std::string id = n.required_string("id");
+  const std::string kind = n.required_string("kind");
+  const SourceRef src{where_of(n, "id"), n.path() + ".id"};
+  if (!valid_node_id(id))
+    n.fail("id", fmt::format("node id '{}' may use only letters, digits, '_' and '-' (it names a SystemC module, "
+                             "a link endpoint NODE.PORT and rows of links.csv)",
+                             id));
+  if (kind != "accelerator" && kind != "ualink-switch" && kind != kTlmInitiator)
+    n.fail("kind",
+           fmt::format("unknown node kind '{}' for a fabric of kind explicit (valid: accelerator, "
+                       "ualink-switch, tlm-initiator; PCIe parts such as host-bridge belong to a fabric of kind "
+                       "pcie-host)",
+                       kind));
+  if (ids.count(id)) n.fail("id", fmt::format("duplicate node id '{}'", id));
+  const std::size_t k = add_node(F, D, id, kind, src);
+  ids[id] = k;
+  if (kind == "accelerator") {
+    bool am = D.auto_mem;
+    F.nodes[k].accel = parse_accel(n.child_or_empty("accelerator"), D.acc, am);
+    F.nodes[k].auto_memory = am;
   } else {
-    std::map<std::string, std::size_t> ids;
-    for (auto& n : root.list("nodes", true)) {
-      const std::string id = n.required_string("id");
-      const std::string kind = n.required_string("kind");
-      const SourceRef src{where_of(n, "id"), n.path() + ".id"};
-      if (!valid_node_id(id))
-        n.fail("id", fmt::format("node id '{}' may use only letters, digits, '_' and '-' (it names a SystemC module, "
-                                 "a link endpoint NODE.PORT and rows of links.csv)",
-                                 id));
-      if (kind != "accelerator" && kind != "ualink-switch" && kind != kTlmInitiator)
-        n.fail("kind",
-               fmt::format("unknown node kind '{}' for a fabric of kind explicit (valid: accelerator, "
-                           "ualink-switch, tlm-initiator; PCIe parts such as host-bridge belong to a fabric of kind "
-                           "pcie-host)",
-                           kind));
-      if (ids.count(id)) n.fail("id", fmt::format("duplicate node id '{}'", id));
-      const std::size_t k = add_node(id, kind, src);
-      ids[id] = k;
-      if (kind == "accelerator") {
-        bool am = auto_mem;
-        F.nodes[k].accel = parse_accel(n.child_or_empty("accelerator"), acc, am);
-        F.nodes[k].auto_memory = am;
-      } else {
-        n.child_or_empty("accelerator").finish();
-      }
-      if (kind == "ualink-switch")
-        F.nodes[k].sw = parse_switch(n.child_or_empty("switch"), swp);
-      else
-        n.child_or_empty("switch").finish();
-      F.nodes[k].ports = static_cast<std::uint32_t>(n.integer("ports", 0, 0, 65536));
-      F.nodes[k].address_src = {where_of(n, n.has("address") ? "address" : "id"),
-                                n.path() + (n.has("address") ? ".address" : ".id")};
-      if (n.has("address")) {
-        if (kind != "accelerator")
-          n.fail("address",
-                 fmt::format("only an accelerator has memory in the global address map ('{}' is a {})", id, kind));
-        F.nodes[k].has_address = true;
-        F.nodes[k].address = parse_address(n, "address");
-      }
-      n.finish();
-    }
-    for (auto& l : root.list("links", true)) {
-      std::string na, nb;
-      std::uint32_t pa = 0, pb = 0;
-      const std::string ea = l.required_string("a"), eb = l.required_string("b");
-      if (!split_endpoint(ea, na, pa)) l.fail("a", fmt::format("'{}' is not NODE.PORT (e.g. acc0.0)", ea));
-      if (!split_endpoint(eb, nb, pb)) l.fail("b", fmt::format("'{}' is not NODE.PORT (e.g. sw0.3)", eb));
-      if (!ids.count(na)) l.fail("a", fmt::format("dangling reference: no node '{}'", na));
-      if (!ids.count(nb)) l.fail("b", fmt::format("dangling reference: no node '{}'", nb));
-      add_link(ids[na], pa, ids[nb], pb, {where_of(l, "a"), l.path()});
-      if (l.has("link"))
-        F.links.back().link = config::parse_link_overlay(l.child("link"), c.default_link);
-      else
-        l.child_or_empty("link").finish();
-      l.finish();
-    }
+    n.child_or_empty("accelerator").finish();
   }
-  if (F.generator != "explicit") {
-    if (root.has("nodes")) root.fail("nodes", "nodes are listed only in a fabric of kind: explicit");
-    if (root.has("links")) root.fail("links", "links are listed only in a fabric of kind: explicit");
-    root.mark_used("nodes");
-    root.mark_used("links");
+  if (kind == "ualink-switch")
+    F.nodes[k].sw = parse_switch(n.child_or_empty("switch"), D.swp);
+  else
+    n.child_or_empty("switch").finish();
+  F.nodes[k].ports = static_cast<std::uint32_t>(n.integer("ports", 0, 0, 65536));
+  F.nodes[k].address_src = {where_of(n, n.has("address") ? "address" : "id"),
+                            n.path() + (n.has("address") ? ".address" : ".id")};
+  if (n.has("address")) {
+    if (kind != "accelerator")
+      n.fail("address",
+             fmt::format("only an accelerator has memory in the global address map ('{}' is a {})", id, kind));
+    F.nodes[k].has_address = true;
+    F.nodes[k].address = parse_address(n, "address");
   }
-  // Ranks in declaration order. A node's `ports` stays as declared (0 = as many
-  // as its links use); FabricGraph rejects a port beyond a declared count.
+  n.finish();
+}
+
+// links: of an explicit fabric: NODE.PORT endpoints of listed nodes, an optional link overlay.
+void explicit_links(config::Section& root, FabricSpec& F, std::map<std::string, std::size_t>& ids,
+                    const link::LinkConfig& dflt) {
+  for (auto& l : root.list("links", true)) {
+    std::string na, nb;
+    std::uint32_t pa = 0, pb = 0;
+    const std::string ea = l.required_string("a"), eb = l.required_string("b");
+    if (!split_endpoint(ea, na, pa)) l.fail("a", fmt::format("'{}' is not NODE.PORT (e.g. acc0.0)", ea));
+    if (!split_endpoint(eb, nb, pb)) l.fail("b", fmt::format("'{}' is not NODE.PORT (e.g. sw0.3)", eb));
+    if (!ids.count(na)) l.fail("a", fmt::format("dangling reference: no node '{}'", na));
+    if (!ids.count(nb)) l.fail("b", fmt::format("dangling reference: no node '{}'", nb));
+    add_link(F, dflt, ids[na], pa, ids[nb], pb, {where_of(l, "a"), l.path()});
+    if (l.has("link"))
+      F.links.back().link = config::parse_link_overlay(l.child("link"), dflt);
+    else
+      l.child_or_empty("link").finish();
+    l.finish();
+  }
+}
+
+// Ranks in declaration order; returns the number of accelerators.
+int assign_ranks(FabricSpec& F) {
+  // A node's `ports` stays as declared (0 = as many as its links use);
+  // FabricGraph rejects a port beyond a declared count.
   int rank = 0;
   for (auto& n : F.nodes)
     if (n.kind == "accelerator") n.rank = rank++;
@@ -355,7 +356,11 @@ FabricRunConfig parse_fabric(config::Section root) {
   int endpoint = rank;
   for (auto& n : F.nodes)
     if (n.kind == kTlmInitiator) n.rank = endpoint++;
+  return rank;
+}
 
+// link_overrides: a link overlay on link `index`.
+void link_overrides(config::Section& root, FabricSpec& F) {
   for (auto& o : root.list("link_overrides")) {
     const std::uint64_t idx = o.integer("index", 0, 0, ~0ull);
     if (!o.has("index")) o.fail("index", "required value is missing");
@@ -364,7 +369,37 @@ FabricRunConfig parse_fabric(config::Section root) {
     F.links[idx].link = config::parse_link_overlay(o.child("link"), F.links[idx].link);
     o.finish();
   }
+}
 
+// A built-in algorithm's layout on `ranks`: its error is blamed on the key it names.
+void check_algorithm_layout(config::Section& w, const FabricRunConfig& c, int ranks) {
+  try {
+    sw::layout(c.workload.collective, ranks);
+  } catch (const std::invalid_argument& e) {
+    const std::string m = e.what();
+    const std::string key = m.find("algorithm") != std::string::npos || m.find("power-of-two") != std::string::npos
+                                ? "algorithm"
+                            : m.find("root") != std::string::npos            ? "root"
+                            : m.find("pipeline_chunks") != std::string::npos ? "pipeline_chunks"
+                            : m.find("chunk") != std::string::npos           ? "chunk"
+                            : m.find("ranks") != std::string::npos && m.find("size") == std::string::npos ? "algorithm"
+                                                                                                          : "size";
+    w.fail(w.has(key) ? key : "collective", m);
+  }
+}
+
+// One flit size per fabric (the timing core stripes flits across links).
+void check_flit_sizes(const FabricRunConfig& c) {
+  for (const auto& l : c.fabric.links)
+    if (l.link.flit_bytes != c.default_link.flit_bytes)
+      throw config::ConfigError(
+          fmt::format("{}: key '{}': every link of a fabric must use the flit size of "
+                      "defaults.link.flit ({} B), this one uses {} B",
+                      l.src.where, l.src.key, c.default_link.flit_bytes, l.link.flit_bytes));
+}
+
+// workload: collective, algorithm (or a user's schedule), size, chunking, iterations, flags.
+void fabric_workload(config::Section& root, FabricRunConfig& c, int ranks) {
   config::Section w = root.child_or_empty("workload");
   const bool op_explicit = w.has("collective");
   const std::string op = w.choice("collective", "allreduce",
@@ -391,32 +426,53 @@ FabricRunConfig parse_fabric(config::Section root) {
   c.workload.verify = w.boolean("verify", true);
   c.workload.data = w.boolean("data", true);
   if (schedule) {
-    parse_schedule_workload(c.workload, w, F, op_explicit, rank);
+    parse_schedule_workload(c.workload, w, c.fabric, op_explicit, ranks);
   } else {
     for (const char* k : {"schedule", "rank_map"})
       if (w.has(k)) w.fail(k, "only read with workload.algorithm: schedule");
   }
-  if (!schedule) try {
-      sw::layout(c.workload.collective, rank);
-    } catch (const std::invalid_argument& e) {
-      const std::string m = e.what();
-      const std::string key =
-          m.find("algorithm") != std::string::npos || m.find("power-of-two") != std::string::npos ? "algorithm"
-          : m.find("root") != std::string::npos                                                   ? "root"
-          : m.find("pipeline_chunks") != std::string::npos                                        ? "pipeline_chunks"
-          : m.find("chunk") != std::string::npos                                                  ? "chunk"
-          : m.find("ranks") != std::string::npos && m.find("size") == std::string::npos           ? "algorithm"
-                                                                                                  : "size";
-      w.fail(w.has(key) ? key : "collective", m);
-    }
-  // One flit size per fabric (the timing core stripes flits across links).
-  for (const auto& l : F.links)
-    if (l.link.flit_bytes != c.default_link.flit_bytes)
-      throw config::ConfigError(
-          fmt::format("{}: key '{}': every link of a fabric must use the flit size of "
-                      "defaults.link.flit ({} B), this one uses {} B",
-                      l.src.where, l.src.key, c.default_link.flit_bytes, l.link.flit_bytes));
+  if (!schedule) check_algorithm_layout(w, c, ranks);
+  check_flit_sizes(c);
   w.finish();
+}
+
+}  // namespace
+
+FabricRunConfig parse_fabric(config::Section root) {
+  FabricRunConfig c;
+  FabricSpec& F = c.fabric;
+  config::Section f = root.child("fabric");
+  F.name = f.string("name", "fabric");
+  F.generator = f.choice("kind", "ring", {"ring", "switched-pod", "explicit"});
+  std::uint64_t n_acc = 0, n_sw = 0;
+  if (F.generator != "explicit") n_acc = f.integer("accelerators", 8, 2, kMaxAccelerators);
+  if (F.generator == "switched-pod") n_sw = f.integer("switches", 1, 1, 256);
+  if (f.has("address_base")) F.address_base = parse_address(f, "address_base");
+  f.finish();
+
+  config::Section d = root.child_or_empty("defaults");
+  c.default_link = config::parse_link(d.child_or_empty("link"));
+  NodeDefaults D;
+  D.acc = parse_accel(d.child_or_empty("accelerator"), {}, D.auto_mem);
+  D.swp = parse_switch(d.child_or_empty("switch"), {});
+  d.finish();
+
+  if (F.generator != "explicit") {
+    generated_topology(F, f, n_acc, n_sw, D, c.default_link);
+  } else {
+    std::map<std::string, std::size_t> ids;
+    for (auto& n : root.list("nodes", true)) explicit_node(n, F, D, ids);
+    explicit_links(root, F, ids, c.default_link);
+  }
+  if (F.generator != "explicit") {
+    if (root.has("nodes")) root.fail("nodes", "nodes are listed only in a fabric of kind: explicit");
+    if (root.has("links")) root.fail("links", "links are listed only in a fabric of kind: explicit");
+    root.mark_used("nodes");
+    root.mark_used("links");
+  }
+  const int rank = assign_ranks(F);
+  link_overrides(root, F);
+  fabric_workload(root, c, rank);
 
   config::Section r = root.child_or_empty("run");
   c.seed = r.integer("seed", 1, 0, ~0ull);

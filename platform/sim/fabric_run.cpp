@@ -144,26 +144,315 @@ std::uint64_t available_memory_bytes() {
   return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
 }
 
-FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram program, bool progress,
-                           report::TraceWriter* trace) {
-  fabric::FabricRunConfig cfg = cfg0;
+namespace {
+
+// What one fabric run derives from its configuration before elaboration.
+struct FabricCell {
+  explicit FabricCell(const fabric::FabricRunConfig& c) : cfg(c) {}
+  const fabric::FabricRunConfig& cfg;
+  int N = 0;                                     // accelerators (ranks)
+  sw::CollectiveSpec spec;                       // the collective
+  std::shared_ptr<const sw::Schedule> sched;     // a user's schedule, or null for a built-in algorithm
+  std::shared_ptr<const sw::ScheduleLayout> SL;  // its memory layout
+  sw::Layout L;                                  // a built-in algorithm's memory layout
+  std::vector<int> fabric_of, sched_of;          // schedule rank -> accelerator rank, and back
+  int iters = 0;
+  bool verify = false, data = false;
+};
+
+FabricCell fabric_cell(const fabric::FabricRunConfig& cfg) {
+  FabricCell c(cfg);
   const auto& F = cfg.fabric;
-  validate_fabric(cfg);
-  const int N = static_cast<int>(F.accelerators());
-  const sw::CollectiveSpec spec = cfg.workload.collective;
+  const int N = c.N = static_cast<int>(F.accelerators());
+  c.spec = cfg.workload.collective;
   // A user's schedule (workload.schedule) or a built-in algorithm.
-  const auto sched = cfg.workload.schedule;
+  c.sched = cfg.workload.schedule;
   bool tb_rate = false;  // any threadblock rate: messages move in pieces as they are streamed
   for (const auto& n : F.nodes)
     tb_rate = tb_rate || (n.kind == "accelerator" && n.accel.threadblock_rate_bytes_per_s > 0);
-  const auto SL = sched ? std::make_shared<const sw::ScheduleLayout>(
-                              sw::layout_schedule(*sched, spec.bytes, tb_rate ? sw::kRatePieceBytes : 0))
-                        : nullptr;
-  const sw::Layout L = sched ? sw::Layout{} : sw::layout(spec, N);
+  c.SL = c.sched ? std::make_shared<const sw::ScheduleLayout>(
+                       sw::layout_schedule(*c.sched, c.spec.bytes, tb_rate ? sw::kRatePieceBytes : 0))
+                 : nullptr;
+  c.L = c.sched ? sw::Layout{} : sw::layout(c.spec, N);
   // Schedule rank of each accelerator rank, and back (workload.rank_map).
-  std::vector<int> fabric_of(N), sched_of(N);
-  for (int i = 0; i < N; ++i) fabric_of[i] = cfg.workload.rank_map.empty() ? i : cfg.workload.rank_map[i];
-  for (int i = 0; i < N; ++i) sched_of[fabric_of[i]] = i;
+  c.fabric_of.assign(N, 0);
+  c.sched_of.assign(N, 0);
+  for (int i = 0; i < N; ++i) c.fabric_of[i] = cfg.workload.rank_map.empty() ? i : cfg.workload.rank_map[i];
+  for (int i = 0; i < N; ++i) c.sched_of[c.fabric_of[i]] = i;
+  c.iters = cfg.workload.iterations;
+  c.verify = cfg.workload.verify && cfg.workload.data;
+  c.data = cfg.workload.data;
+  return c;
+}
+
+// Schedule rank g on accelerator r: fill g's input, then per iteration
+// barrier, reset flags, barrier, run the schedule, record.
+RankProgram schedule_program(const FabricCell& c, const std::shared_ptr<Timing>& timing, int r) {
+  sw::ExecOptions opt;
+  opt.fabric_rank = c.fabric_of;
+  const int g = c.sched_of[r];
+  const auto sched = c.sched;
+  const auto SL = c.SL;
+  const int iters = c.iters;
+  const bool data = c.data;
+  return [timing, sched, SL, opt, g, iters, data](models::accelerator_api& a) {
+    const sw::ScheduleRankLayout& R = SL->ranks[g];
+    for (int it = 0; it < iters; ++it) {
+      if (data) {
+        if (it > 0 && !sched->inplace) std::memset(a.memory() + R.out, 0, R.out_bytes);
+        float* in = reinterpret_cast<float*>(a.memory() + R.in);
+        for (std::uint64_t i = 0; i < R.in_bytes / 4; ++i) in[i] = sw::input_value(sched->op, g, i);
+      }
+      a.barrier();
+      a.reset_flags();
+      a.barrier();
+      if (g == 0) timing->start[it] = a.now_ps();
+      timing->records[g].clear();
+      sw::run_schedule(a, *sched, *SL, g, opt, &timing->records[g]);
+      timing->end[it][g] = a.now_ps();
+    }
+    a.barrier();
+  };
+}
+
+// A built-in algorithm: fill the input, then per iteration barrier, reset
+// flags, barrier, the collective, record; verify the last output.
+RankProgram collective_program(const FabricCell& c, const std::shared_ptr<Timing>& timing) {
+  const sw::CollectiveSpec spec = c.spec;
+  const sw::Layout L = c.L;
+  const int iters = c.iters, N = c.N;
+  const bool verify = c.verify, data = c.data;
+  return [timing, spec, L, iters, verify, data, N](models::accelerator_api& a) {
+    const int rank = a.rank();
+    for (int it = 0; it < iters; ++it) {
+      if (data) {
+        float* in = reinterpret_cast<float*>(a.memory() + L.in);
+        for (std::uint64_t i = 0; i < L.in_bytes / 4; ++i) in[i] = sw::input_value(spec.op, rank, i);
+      }
+      a.barrier();
+      a.reset_flags();
+      a.barrier();
+      if (rank == 0) timing->start[it] = a.now_ps();
+      sw::run_collective(a, spec);
+      timing->end[it][rank] = a.now_ps();
+    }
+    bool ok = !data ? false : true;
+    if (verify) {
+      const float* out = reinterpret_cast<const float*>(a.memory() + L.out);
+      for (std::uint64_t i = 0; i < L.out_bytes / 4 && ok; ++i) ok = out[i] == sw::expected_value(spec, N, rank, i);
+    }
+    timing->correct[rank] = ok;
+    a.barrier();
+  };
+}
+
+// Software: the user's program, the schedule or the built-in algorithm on every accelerator.
+void set_programs(const FabricCell& c, const std::vector<models::accelerator*>& acc, const RankProgram& program,
+                  const std::shared_ptr<Timing>& timing) {
+  if (c.sched) timing->records.resize(c.N);
+  for (int r = 0; r < c.N; ++r) {
+    if (program)
+      acc[r]->set_program(program, c.N);
+    else if (c.sched)
+      acc[r]->set_program(schedule_program(c, timing, r), c.N);
+    else
+      acc[r]->set_program(collective_program(c, timing), c.N);
+  }
+}
+
+// nccl-tests row (no time if a link went down: the collective did not complete).
+void collective_row(const FabricCell& c, const std::vector<models::accelerator*>& acc, const Timing& timing,
+                    bool completed, FabricRunResult& res) {
+  const auto& spec = c.spec;
+  double sum_us = 0;
+  for (int it = 0; it < c.iters; ++it) {
+    const std::uint64_t end = *std::max_element(timing.end[it].begin(), timing.end[it].end());
+    sum_us += static_cast<double>(end - timing.start[it]) / 1e6;
+  }
+  CollectiveRow& row = res.row;
+  row.size_bytes = spec.bytes;
+  row.count = spec.bytes / 4;
+  row.completed = completed;
+  if (completed) {
+    row.time_us = sum_us / c.iters;
+    row.algbw_GBps = static_cast<double>(spec.bytes) / (row.time_us * 1e-6) / 1e9;
+    row.busbw_GBps = row.algbw_GBps * sw::busbw_factor(spec.op, c.N);
+    row.correct = std::all_of(timing.correct.begin(), timing.correct.end(), [](bool b) { return b; });
+    if (c.sched && c.verify) {
+      std::vector<const float*> outs(c.N);
+      for (int g = 0; g < c.N; ++g)
+        outs[g] = reinterpret_cast<const float*>(acc[c.fabric_of[g]]->memory() + c.SL->ranks[g].out);
+      res.first_wrong = sw::check_outputs(*c.sched, *c.SL, outs, spec.root);
+      row.correct = res.first_wrong.empty();
+    }
+  } else {
+    row.time_us = row.algbw_GBps = row.busbw_GBps = std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
+// Fabric-wide link totals and the links with the most replayed flits.
+struct LinkTotals {
+  struct Top {
+    std::uint64_t replayed;
+    std::string name;
+  };
+  std::vector<Top> top;  // by replayed flits, descending (stable)
+  std::uint64_t control = 0, first_err = 0, tx = 0;
+};
+
+// links.csv header: fixed columns, then a residency column per FEC profile name
+// used by any link, in order of first appearance.
+std::string links_csv_header(const fabric::FabricSpec& F, std::vector<std::string>& prof_names) {
+  std::string h =
+      "from,port,to,transmissions,retransmissions,replayed_flits,fec_bytes,control_bytes,first_attempt_errors,"
+      "residual_errors,terminal_failures,admission_stall_window_ns,admission_stall_replay_ns,"
+      "admission_stall_credit_ns,max_queue,max_input_buffer";
+  for (const auto& l : F.links)
+    for (const auto& p : l.link.fec_menu)
+      if (std::find(prof_names.begin(), prof_names.end(), p.name) == prof_names.end()) prof_names.push_back(p.name);
+  for (const auto& p : prof_names) h += ",tx_" + p;
+  return h + "\n";
+}
+
+// Per-link statistics: links.csv (one row per direction) and the totals.
+LinkTotals link_stats(const fabric::FabricSpec& F, const fabric_core::FabricEngine& eng, FabricRunResult& res) {
+  std::ostringstream lcsv;
+  // Residency columns: a link without a profile leaves its cell empty.
+  std::vector<std::string> prof_names;
+  lcsv << links_csv_header(F, prof_names);
+  LinkTotals t;
+  for (std::size_t d = 0; d < eng.directions(); ++d) {
+    const auto ds = eng.direction_stats(d);
+    const auto& s = *ds.stats;
+    res.replayed_flits += ds.replayed_flits;
+    res.fec_bytes += s.fec_bytes;
+    res.terminal_failures += s.terminal_failures;
+    t.control += s.control_bytes;
+    t.first_err += s.first_attempt_errors;
+    t.tx += s.transmissions;
+    lcsv << ds.from << "," << ds.from_port << "," << ds.to << "," << s.transmissions << "," << s.retransmissions << ","
+         << ds.replayed_flits << "," << s.fec_bytes << "," << s.control_bytes << "," << s.first_attempt_errors << ","
+         << s.residual_errors << "," << s.terminal_failures << ","
+         << fmt::format("{:.1f}", s.admission_stall_window_ps / 1e3) << ","
+         << fmt::format("{:.1f}", s.admission_stall_replay_ps / 1e3) << ","
+         << fmt::format("{:.1f}", s.admission_stall_credit_ps / 1e3) << "," << ds.max_queue << ","
+         << ds.max_input_buffer;
+    const auto& menu = F.links[d / 2].link.fec_menu;  // direction d belongs to link d / 2
+    for (const auto& pn : prof_names) {
+      lcsv << ",";
+      for (std::size_t k = 0; k < menu.size(); ++k)
+        if (menu[k].name == pn) lcsv << s.profile_transmissions[k];
+    }
+    lcsv << "\n";
+    if (s.transmissions)
+      t.top.push_back({ds.replayed_flits, fmt::format("{}.port{} -> {}", ds.from, ds.from_port, ds.to)});
+  }
+  res.links_csv = lcsv.str();
+  std::stable_sort(t.top.begin(), t.top.end(),
+                   [](const LinkTotals::Top& a, const LinkTotals::Top& b) { return a.replayed > b.replayed; });
+  return t;
+}
+
+// A number, or null for NaN (no time: the collective did not complete).
+nlohmann::ordered_json num(double v) {
+  return std::isnan(v) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(v);
+}
+
+// Each switch's statistics, read by name (models/switch/core/switch_core.h), in fabric order.
+nlohmann::ordered_json switches_json(const FabricPlatform& plat) {
+  nlohmann::ordered_json switches = nlohmann::ordered_json::object();
+  for (const auto& m : plat.modules())
+    if (const auto* sw = dynamic_cast<const models::ualink_switch*>(m.get())) {
+      nlohmann::ordered_json st = nlohmann::ordered_json::object();
+      sw->visit_stats([&](std::string_view name, std::uint64_t v) { st[std::string(name)] = v; });
+      switches[sw->name()] = st;
+    }
+  return switches;
+}
+
+// result.json: status, config echo, collective, schedule report, fabric totals, switches, the study row.
+void result_json(const FabricCell& c, FabricPlatform& plat, const LinkTotals& t, bool completed,
+                 const nlohmann::ordered_json& sched_json, FabricRunResult& res) {
+  const auto& cfg = c.cfg;
+  const auto& spec = c.spec;
+  const auto& row = res.row;
+  const int N = c.N;
+  auto& j = res.json;
+  j["fabricsim"] = "0.1.0";
+  j["status"] = completed ? "done" : "link down (retry limit)";
+  if (!completed) j["diagnosis"] = res.link_down;
+  j["config"] = fabric::to_json(cfg);
+  j["collective"] = {
+      {"collective", sw::to_string(spec.op)},
+      {"algorithm", spec.algorithm},
+      {"ranks", N},
+      {"size", row.size_bytes},
+      {"count", row.count},
+      {"type", "float"},
+      {"redop", redop(spec.op)},
+      {"time_us", num(row.time_us)},
+      {"algbw_GBps", num(row.algbw_GBps)},
+      {"busbw_GBps", num(row.busbw_GBps)},
+      {"correct", row.completed && cfg.workload.data && cfg.workload.verify ? nlohmann::ordered_json(row.correct)
+                                                                            : nlohmann::ordered_json("not checked")},
+      {"iterations", c.iters}};
+  if (c.sched) {
+    j["collective"]["algorithm"] = algorithm_label(cfg);
+    if (!res.first_wrong.empty()) j["collective"]["first_wrong"] = res.first_wrong;
+    if (!sched_json.is_null()) j["schedule"] = sched_json;
+  }
+  j["fabric"] = {{"transmissions", t.tx},
+                 {"replayed_flits", res.replayed_flits},
+                 {"fec_bytes", res.fec_bytes},
+                 {"control_bytes", t.control},
+                 {"first_attempt_errors", t.first_err},
+                 {"terminal_failures", res.terminal_failures},
+                 {"completions", plat.kernel().completions()}};
+  const nlohmann::ordered_json switches = switches_json(plat);
+  if (!switches.empty()) j["switches"] = switches;
+  j["row"] = {{"ranks", N},
+              {"size_bytes", row.size_bytes},
+              {"policy", cfg.default_link.policy_name},
+              {"seed", cfg.seed},
+              {"time_us", num(row.time_us)},
+              {"replayed_flits", res.replayed_flits},
+              {"fec_bytes", res.fec_bytes},
+              {"terminal_failures", res.terminal_failures},
+              {"algbw_GBps", num(row.algbw_GBps)},
+              {"busbw_GBps", num(row.busbw_GBps)},
+              // What was run and whether it was right, so a study's rows say it (not used by default columns).
+              {"collective", sw::to_string(spec.op)},
+              {"algorithm", spec.algorithm},
+              {"correct", j["collective"]["correct"]}};
+}
+
+// The console summary: the nccl-tests row, link totals, the most replaying links, the schedule report.
+std::string run_summary(const FabricCell& c, const fabric_core::FabricEngine& eng, const LinkTotals& t,
+                        const std::string& sched_summary, const FabricRunResult& res) {
+  const auto& row = res.row;
+  std::ostringstream sm;
+  sm << fmt::format("#  {:>12} {:>12} {:>6} {:>6} {:>12} {:>10} {:>10} {:>8}\n", "size", "count", "type", "redop",
+                    "time(us)", "algbw", "busbw", "correct");
+  sm << fmt::format("   {:>12} {:>12} {:>6} {:>6} {:>12.2f} {:>10.2f} {:>10.2f} {:>8}\n", row.size_bytes, row.count,
+                    "float", redop(c.spec.op), row.time_us, row.algbw_GBps, row.busbw_GBps, correct_text(c.cfg, row));
+  sm << fmt::format(
+      "  links: {} directions, {} flit transmissions, {} replayed, FEC {:.1f} KiB, {} first-attempt raw errors\n",
+      eng.directions(), t.tx, res.replayed_flits, res.fec_bytes / 1024.0, t.first_err);
+  for (std::size_t i = 0; i < std::min<std::size_t>(5, t.top.size()); ++i)
+    if (t.top[i].replayed) sm << fmt::format("    {:<40} replayed {}\n", t.top[i].name, t.top[i].replayed);
+  sm << sched_summary;
+  if (!res.first_wrong.empty()) sm << "  wrong result: " << res.first_wrong << "\n";
+  return sm.str();
+}
+
+}  // namespace
+
+FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram program, bool progress,
+                           report::TraceWriter* trace) {
+  fabric::FabricRunConfig cfg = cfg0;
+  validate_fabric(cfg);
+  const FabricCell c = fabric_cell(cfg);
+  const int N = c.N;
 
   check_runnable(cfg);
   FabricPlatform plat(cfg, /*validated=*/true);
@@ -172,74 +461,11 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   const std::vector<std::string>& rank_names = plat.rank_names();
   models::fabric_kernel* kernel = &plat.kernel();
 
-  // Software: fill the input, then per iteration: barrier, collective, record.
   auto timing = std::make_shared<Timing>();
-  timing->start.assign(cfg.workload.iterations, 0);
-  timing->end.assign(cfg.workload.iterations, std::vector<std::uint64_t>(N, 0));
+  timing->start.assign(c.iters, 0);
+  timing->end.assign(c.iters, std::vector<std::uint64_t>(N, 0));
   timing->correct.assign(N, false);
-  const int iters = cfg.workload.iterations;
-  const bool verify = cfg.workload.verify && cfg.workload.data;
-  const bool data = cfg.workload.data;
-  if (sched) timing->records.resize(N);
-  for (int r = 0; r < N; ++r) {
-    if (program) {
-      acc[r]->set_program(program, N);
-      continue;
-    }
-    if (sched) {
-      // Schedule rank g on accelerator r: fill g's input, then per iteration
-      // barrier, reset flags, barrier, run the schedule, record.
-      sw::ExecOptions opt;
-      opt.fabric_rank = fabric_of;
-      const int g = sched_of[r];
-      acc[r]->set_program(
-          [timing, sched, SL, opt, g, iters, data](models::accelerator_api& a) {
-            const sw::ScheduleRankLayout& R = SL->ranks[g];
-            for (int it = 0; it < iters; ++it) {
-              if (data) {
-                if (it > 0 && !sched->inplace) std::memset(a.memory() + R.out, 0, R.out_bytes);
-                float* in = reinterpret_cast<float*>(a.memory() + R.in);
-                for (std::uint64_t i = 0; i < R.in_bytes / 4; ++i) in[i] = sw::input_value(sched->op, g, i);
-              }
-              a.barrier();
-              a.reset_flags();
-              a.barrier();
-              if (g == 0) timing->start[it] = a.now_ps();
-              timing->records[g].clear();
-              sw::run_schedule(a, *sched, *SL, g, opt, &timing->records[g]);
-              timing->end[it][g] = a.now_ps();
-            }
-            a.barrier();
-          },
-          N);
-      continue;
-    }
-    acc[r]->set_program(
-        [timing, spec, L, iters, verify, data, N](models::accelerator_api& a) {
-          const int rank = a.rank();
-          for (int it = 0; it < iters; ++it) {
-            if (data) {
-              float* in = reinterpret_cast<float*>(a.memory() + L.in);
-              for (std::uint64_t i = 0; i < L.in_bytes / 4; ++i) in[i] = sw::input_value(spec.op, rank, i);
-            }
-            a.barrier();
-            a.reset_flags();
-            a.barrier();
-            if (rank == 0) timing->start[it] = a.now_ps();
-            sw::run_collective(a, spec);
-            timing->end[it][rank] = a.now_ps();
-          }
-          bool ok = !data ? false : true;
-          if (verify) {
-            const float* out = reinterpret_cast<const float*>(a.memory() + L.out);
-            for (std::uint64_t i = 0; i < L.out_bytes / 4 && ok; ++i)
-              ok = out[i] == sw::expected_value(spec, N, rank, i);
-          }
-          timing->correct[rank] = ok;
-          a.barrier();
-        },
-        N);
-  }
+  set_programs(c, acc, program, timing);
 
   FabricRunResult res;
   if (trace) {
@@ -259,166 +485,25 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
     }
   res.ok = true;
 
-  // nccl-tests row (no time if a link went down: the collective did not complete).
   const bool completed = res.link_down.empty() && !program;  // a custom program has no collective row
-  double sum_us = 0;
-  for (int it = 0; it < iters; ++it) {
-    const std::uint64_t end = *std::max_element(timing->end[it].begin(), timing->end[it].end());
-    sum_us += static_cast<double>(end - timing->start[it]) / 1e6;
-  }
-  CollectiveRow& row = res.row;
-  row.size_bytes = spec.bytes;
-  row.count = spec.bytes / 4;
-  row.completed = completed;
-  if (completed) {
-    row.time_us = sum_us / iters;
-    row.algbw_GBps = static_cast<double>(spec.bytes) / (row.time_us * 1e-6) / 1e9;
-    row.busbw_GBps = row.algbw_GBps * sw::busbw_factor(spec.op, N);
-    row.correct = std::all_of(timing->correct.begin(), timing->correct.end(), [](bool b) { return b; });
-    if (sched && verify) {
-      std::vector<const float*> outs(N);
-      for (int g = 0; g < N; ++g)
-        outs[g] = reinterpret_cast<const float*>(acc[fabric_of[g]]->memory() + SL->ranks[g].out);
-      res.first_wrong = sw::check_outputs(*sched, *SL, outs, spec.root);
-      row.correct = res.first_wrong.empty();
-    }
-  } else {
-    row.time_us = row.algbw_GBps = row.busbw_GBps = std::numeric_limits<double>::quiet_NaN();
-  }
-
+  collective_row(c, acc, *timing, completed, res);
   // Schedules: per-step and per-threadblock timing, the critical path, trace tracks.
   nlohmann::ordered_json sched_json;
   std::string sched_summary;
-  if (sched && completed) {
+  if (c.sched && completed) {
     std::vector<std::string> accel(N);
-    for (int g = 0; g < N; ++g) accel[g] = rank_names[fabric_of[g]];
-    const ScheduleReport rep = schedule_report(*sched, *SL, timing->records, timing->start[iters - 1], accel,
+    for (int g = 0; g < N; ++g) accel[g] = rank_names[c.fabric_of[g]];
+    const ScheduleReport rep = schedule_report(*c.sched, *c.SL, timing->records, timing->start[c.iters - 1], accel,
                                                cfg.workload.schedule_path, algorithm_label(cfg), trace);
     res.steps_csv = rep.steps_csv;
     res.threadblocks_csv = rep.threadblocks_csv;
     sched_json = rep.json;
     sched_summary = rep.summary;
   }
-
-  // Per-link statistics.
   const auto& eng = dynamic_cast<const fabric_core::FabricEngine&>(kernel->engine());
-  std::ostringstream lcsv;
-  lcsv << "from,port,to,transmissions,retransmissions,replayed_flits,fec_bytes,control_bytes,first_attempt_errors,"
-          "residual_errors,terminal_failures,admission_stall_window_ns,admission_stall_replay_ns,"
-          "admission_stall_credit_ns,max_queue,max_input_buffer";
-  // Residency columns: every FEC profile name used by any link, in order of
-  // first appearance; a link without that profile leaves its cell empty.
-  std::vector<std::string> prof_names;
-  for (const auto& l : F.links)
-    for (const auto& p : l.link.fec_menu)
-      if (std::find(prof_names.begin(), prof_names.end(), p.name) == prof_names.end()) prof_names.push_back(p.name);
-  for (const auto& p : prof_names) lcsv << ",tx_" << p;
-  lcsv << "\n";
-  nlohmann::ordered_json links = nlohmann::ordered_json::array();
-  struct Top {
-    std::uint64_t replayed;
-    std::string name;
-  };
-  std::vector<Top> top;
-  std::uint64_t control = 0, first_err = 0, tx = 0;
-  for (std::size_t d = 0; d < eng.directions(); ++d) {
-    const auto ds = eng.direction_stats(d);
-    const auto& s = *ds.stats;
-    res.replayed_flits += ds.replayed_flits;
-    res.fec_bytes += s.fec_bytes;
-    res.terminal_failures += s.terminal_failures;
-    control += s.control_bytes;
-    first_err += s.first_attempt_errors;
-    tx += s.transmissions;
-    lcsv << ds.from << "," << ds.from_port << "," << ds.to << "," << s.transmissions << "," << s.retransmissions << ","
-         << ds.replayed_flits << "," << s.fec_bytes << "," << s.control_bytes << "," << s.first_attempt_errors << ","
-         << s.residual_errors << "," << s.terminal_failures << ","
-         << fmt::format("{:.1f}", s.admission_stall_window_ps / 1e3) << ","
-         << fmt::format("{:.1f}", s.admission_stall_replay_ps / 1e3) << ","
-         << fmt::format("{:.1f}", s.admission_stall_credit_ps / 1e3) << "," << ds.max_queue << ","
-         << ds.max_input_buffer;
-    const auto& menu = F.links[d / 2].link.fec_menu;  // direction d belongs to link d / 2
-    for (const auto& pn : prof_names) {
-      lcsv << ",";
-      for (std::size_t k = 0; k < menu.size(); ++k)
-        if (menu[k].name == pn) lcsv << s.profile_transmissions[k];
-    }
-    lcsv << "\n";
-    if (s.transmissions)
-      top.push_back({ds.replayed_flits, fmt::format("{}.port{} -> {}", ds.from, ds.from_port, ds.to)});
-  }
-  res.links_csv = lcsv.str();
-  std::stable_sort(top.begin(), top.end(), [](const Top& a, const Top& b) { return a.replayed > b.replayed; });
-
-  auto num = [](double v) { return std::isnan(v) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(v); };
-  auto& j = res.json;
-  j["fabricsim"] = "0.1.0";
-  j["status"] = completed ? "done" : "link down (retry limit)";
-  if (!completed) j["diagnosis"] = res.link_down;
-  j["config"] = fabric::to_json(cfg);
-  j["collective"] = {
-      {"collective", sw::to_string(spec.op)},
-      {"algorithm", spec.algorithm},
-      {"ranks", N},
-      {"size", row.size_bytes},
-      {"count", row.count},
-      {"type", "float"},
-      {"redop", redop(spec.op)},
-      {"time_us", num(row.time_us)},
-      {"algbw_GBps", num(row.algbw_GBps)},
-      {"busbw_GBps", num(row.busbw_GBps)},
-      {"correct", row.completed && cfg.workload.data && cfg.workload.verify ? nlohmann::ordered_json(row.correct)
-                                                                            : nlohmann::ordered_json("not checked")},
-      {"iterations", iters}};
-  if (sched) {
-    j["collective"]["algorithm"] = algorithm_label(cfg);
-    if (!res.first_wrong.empty()) j["collective"]["first_wrong"] = res.first_wrong;
-    if (!sched_json.is_null()) j["schedule"] = sched_json;
-  }
-  j["fabric"] = {{"transmissions", tx},
-                 {"replayed_flits", res.replayed_flits},
-                 {"fec_bytes", res.fec_bytes},
-                 {"control_bytes", control},
-                 {"first_attempt_errors", first_err},
-                 {"terminal_failures", res.terminal_failures},
-                 {"completions", kernel->completions()}};
-  // Each switch's statistics, read by name (models/switch/core/switch_core.h), in fabric order.
-  nlohmann::ordered_json switches = nlohmann::ordered_json::object();
-  for (const auto& m : plat.modules())
-    if (const auto* sw = dynamic_cast<const models::ualink_switch*>(m.get())) {
-      nlohmann::ordered_json st = nlohmann::ordered_json::object();
-      sw->visit_stats([&](std::string_view name, std::uint64_t v) { st[std::string(name)] = v; });
-      switches[sw->name()] = st;
-    }
-  if (!switches.empty()) j["switches"] = switches;
-  j["row"] = {{"ranks", N},
-              {"size_bytes", row.size_bytes},
-              {"policy", cfg.default_link.policy_name},
-              {"seed", cfg.seed},
-              {"time_us", num(row.time_us)},
-              {"replayed_flits", res.replayed_flits},
-              {"fec_bytes", res.fec_bytes},
-              {"terminal_failures", res.terminal_failures},
-              {"algbw_GBps", num(row.algbw_GBps)},
-              {"busbw_GBps", num(row.busbw_GBps)},
-              // What was run and whether it was right, so a study's rows say it (not used by default columns).
-              {"collective", sw::to_string(spec.op)},
-              {"algorithm", spec.algorithm},
-              {"correct", j["collective"]["correct"]}};
-
-  std::ostringstream sm;
-  sm << fmt::format("#  {:>12} {:>12} {:>6} {:>6} {:>12} {:>10} {:>10} {:>8}\n", "size", "count", "type", "redop",
-                    "time(us)", "algbw", "busbw", "correct");
-  sm << fmt::format("   {:>12} {:>12} {:>6} {:>6} {:>12.2f} {:>10.2f} {:>10.2f} {:>8}\n", row.size_bytes, row.count,
-                    "float", redop(spec.op), row.time_us, row.algbw_GBps, row.busbw_GBps, correct_text(cfg, row));
-  sm << fmt::format(
-      "  links: {} directions, {} flit transmissions, {} replayed, FEC {:.1f} KiB, {} first-attempt raw errors\n",
-      eng.directions(), tx, res.replayed_flits, res.fec_bytes / 1024.0, first_err);
-  for (std::size_t i = 0; i < std::min<std::size_t>(5, top.size()); ++i)
-    if (top[i].replayed) sm << fmt::format("    {:<40} replayed {}\n", top[i].name, top[i].replayed);
-  sm << sched_summary;
-  if (!res.first_wrong.empty()) sm << "  wrong result: " << res.first_wrong << "\n";
-  res.summary = sm.str();
+  const LinkTotals t = link_stats(cfg.fabric, eng, res);
+  result_json(c, plat, t, completed, sched_json, res);
+  res.summary = run_summary(c, eng, t, sched_summary, res);
   return res;
 }
 

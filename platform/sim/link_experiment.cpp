@@ -35,50 +35,37 @@ struct link_pair_top : sc_core::sc_module {
 };
 }  // namespace
 
-LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report::TraceWriter* trace, bool real_bytes) {
-  LinkRunResult r;
-  const std::uint64_t deadline = c.deadline_ps ? c.deadline_ps : default_deadline_ps(c);
-  tlm::tlm_global_quantum::instance().set(sc_core::sc_time(1, sc_core::SC_US));
-  auto top = std::make_unique<link_pair_top>("link_pair", c, deadline, real_bytes);
-  if (trace) {
-    trace->name_process(1, top->port.name());
-    trace->name_thread(1, 1, "forward transmissions");
-    trace->name_thread(1, 2, "FEC profile / window W_t");
-    std::vector<link::ps_t> wire;
-    for (const auto& p : c.link.fec_menu)
-      wire.push_back(link::wire_time_ps(c.link.flit_bytes * (1.0 + p.overhead), c.link.forward_rate_bps));
-    auto last = std::make_shared<std::pair<int, std::uint32_t>>(-1, 0);
-    top->port.set_tx_observer([trace, wire, last, menu = c.link.fec_menu](const link::TxRecord& x) {
-      trace->span((x.replay ? "replay " : "seq ") + std::to_string(x.seq), x.replay ? "replay" : "tx", 1, 1, x.start_ps,
-                  wire[x.profile],
-                  {{"attempt", x.attempt},
-                   {"profile", menu[x.profile].name},
-                   {"magnitude", x.magnitude},
-                   {"occupancy", x.occupancy},
-                   {"window", x.window}});
-      if (last->first != static_cast<int>(x.profile) || last->second != x.window) {
-        trace->instant(menu[x.profile].name + " W=" + std::to_string(x.window), "policy", 1, 2, x.start_ps);
-        *last = {static_cast<int>(x.profile), x.window};
-      }
-    });
-  }
-  try {
-    sc_core::sc_start();
-  } catch (const sc_core::sc_report& e) {
-    r.ok = false;
-    r.diagnosis = e.what();
-    return r;
-  }
-  const auto& eng = top->port.engine();
+namespace {
+
+// Trace: forward transmissions (seq / replay spans) and each change of FEC profile or window.
+void trace_setup(report::TraceWriter* trace, link_pair_top& top, const config::LinkExperimentConfig& c) {
+  trace->name_process(1, top.port.name());
+  trace->name_thread(1, 1, "forward transmissions");
+  trace->name_thread(1, 2, "FEC profile / window W_t");
+  std::vector<link::ps_t> wire;
+  for (const auto& p : c.link.fec_menu)
+    wire.push_back(link::wire_time_ps(c.link.flit_bytes * (1.0 + p.overhead), c.link.forward_rate_bps));
+  auto last = std::make_shared<std::pair<int, std::uint32_t>>(-1, 0);
+  top.port.set_tx_observer([trace, wire, last, menu = c.link.fec_menu](const link::TxRecord& x) {
+    trace->span((x.replay ? "replay " : "seq ") + std::to_string(x.seq), x.replay ? "replay" : "tx", 1, 1, x.start_ps,
+                wire[x.profile],
+                {{"attempt", x.attempt},
+                 {"profile", menu[x.profile].name},
+                 {"magnitude", x.magnitude},
+                 {"occupancy", x.occupancy},
+                 {"window", x.window}});
+    if (last->first != static_cast<int>(x.profile) || last->second != x.window) {
+      trace->instant(menu[x.profile].name + " W=" + std::to_string(x.window), "policy", 1, 2, x.start_ps);
+      *last = {static_cast<int>(x.profile), x.window};
+    }
+  });
+}
+
+// Delivery metrics of the stream: goodput over the delivery span, p99 latency against the offered schedule.
+void link_metrics(const config::LinkExperimentConfig& c, const link::LinkEngine& eng, const models::flit_sink& sink,
+                  LinkRunResult& r) {
   const auto& st = eng.stats();
-  const auto& dl = top->sink.delivery_ps();
-  const auto status = eng.status();
-  if (status != link::LinkEngine::Status::done && status != link::LinkEngine::Status::link_down) {
-    r.ok = false;
-    r.diagnosis = top->port.diagnosis();
-    return r;
-  }
-  r.ok = true;
+  const auto& dl = sink.delivery_ps();
   LinkMetrics& m = r.metrics;
   m.delivered_flits = dl.size();
   if (!dl.empty()) {
@@ -95,7 +82,14 @@ LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report:
   m.control_bytes = st.control_bytes;
   m.terminal_failures = st.terminal_failures;
   m.first_attempt_errors = st.first_attempt_errors;
+}
 
+// result.json: status, config echo, metrics, the study row, link, channel and sink statistics.
+void result_json(const config::LinkExperimentConfig& c, link_pair_top& top, link::LinkEngine::Status status,
+                 LinkRunResult& r) {
+  const auto& eng = top.port.engine();
+  const auto& st = eng.stats();
+  const LinkMetrics& m = r.metrics;
   auto& j = r.json;
   j["fabricsim"] = "0.1.0";
   j["status"] = link::to_string(status);
@@ -120,7 +114,7 @@ LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report:
   nlohmann::ordered_json residency;
   for (std::size_t k = 0; k < c.link.fec_menu.size(); ++k)
     residency[c.link.fec_menu[k].name] = st.profile_transmissions[k];
-  j["link"] = {{"module", top->port.name()},
+  j["link"] = {{"module", top.port.name()},
                {"offered", st.offered},
                {"transmissions", st.transmissions},
                {"first_transmissions", st.first_transmissions},
@@ -144,18 +138,45 @@ LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report:
                {"admission_stall_window_ns", st.admission_stall_window_ps / 1e3},
                {"admission_stall_replay_ns", st.admission_stall_replay_ps / 1e3},
                {"max_occupancy", st.max_occupancy}};
-  if (status == link::LinkEngine::Status::link_down) j["link"]["diagnosis"] = top->port.diagnosis();
+  if (status == link::LinkEngine::Status::link_down) j["link"]["diagnosis"] = top.port.diagnosis();
   const auto& ch = eng.channel();
   j["channel"] = {{"steps", ch.steps_generated()},
                   {"p_good_to_bad", ch.params().a},
                   {"p_bad_to_good", ch.params().b},
                   {"p_good_to_bad_estimate", ch.estimate_a()},
                   {"p_bad_to_good_estimate", ch.estimate_b()}};
-  j["sink"] = {{"module", top->sink.name()},
-               {"received", top->sink.received()},
-               {"order_violations", top->sink.order_violations()},
-               {"data_errors", top->sink.data_errors()},
-               {"missing", c.traffic.flits - std::min<std::uint64_t>(c.traffic.flits, top->sink.received())}};
+  j["sink"] = {{"module", top.sink.name()},
+               {"received", top.sink.received()},
+               {"order_violations", top.sink.order_violations()},
+               {"data_errors", top.sink.data_errors()},
+               {"missing", c.traffic.flits - std::min<std::uint64_t>(c.traffic.flits, top.sink.received())}};
+}
+
+}  // namespace
+
+LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report::TraceWriter* trace, bool real_bytes) {
+  LinkRunResult r;
+  const std::uint64_t deadline = c.deadline_ps ? c.deadline_ps : default_deadline_ps(c);
+  tlm::tlm_global_quantum::instance().set(sc_core::sc_time(1, sc_core::SC_US));
+  auto top = std::make_unique<link_pair_top>("link_pair", c, deadline, real_bytes);
+  if (trace) trace_setup(trace, *top, c);
+  try {
+    sc_core::sc_start();
+  } catch (const sc_core::sc_report& e) {
+    r.ok = false;
+    r.diagnosis = e.what();
+    return r;
+  }
+  const auto& eng = top->port.engine();
+  const auto status = eng.status();
+  if (status != link::LinkEngine::Status::done && status != link::LinkEngine::Status::link_down) {
+    r.ok = false;
+    r.diagnosis = top->port.diagnosis();
+    return r;
+  }
+  r.ok = true;
+  link_metrics(c, eng, top->sink, r);
+  result_json(c, *top, status, r);
   return r;
 }
 

@@ -18,6 +18,164 @@ constexpr double kSecondsPerYear = 365.25 * 24 * 3600;
 std::string sci(double v) { return fmt::format("{:.4g}", v); }
 }  // namespace
 
+namespace {
+
+// Trace: one thread per lane and direction with a span per retransmission (recovery).
+void trace_setup(report::TraceWriter* trace, const config::RiflExperimentConfig& cfg, rifl::RiflLink& link) {
+  const rifl::RiflConfig& c = cfg.link;
+  const auto& d = link.derived();
+  trace->name_process(1, cfg.name);
+  for (std::uint32_t l = 0; l < c.lanes; ++l)
+    for (int x = 0; x < 2; ++x)
+      trace->name_thread(1, static_cast<int>(2 * l + x + 1),
+                         fmt::format("lane {} {} recoveries", l, x ? "B->A" : "A->B"));
+  link.set_recovery_observer([trace, &d](const rifl::RecoveryEvent& e) {
+    const auto ps = [&](std::uint64_t slot) {
+      return static_cast<std::uint64_t>(std::llround(slot * d.slot_ns * 1e3));
+    };
+    trace->span(fmt::format("retransmission: {} frames replayed", e.replayed), "retransmit", 1,
+                static_cast<int>(2 * e.lane + e.dir + 1), ps(e.start_slot), ps(e.end_slot) - ps(e.start_slot),
+                {{"lane", e.lane},
+                 {"direction", e.dir ? "B->A" : "A->B"},
+                 {"replayed_frames", e.replayed},
+                 {"slots", e.end_slot - e.start_slot}});
+  });
+}
+
+// Error-free reference: the same packets over a clean channel; its slots, or
+// false (diagnosis set) if that run fails.
+bool error_free_slots(const rifl::RiflConfig& c, const rifl::RiflLink& link, std::uint64_t& clean_slots,
+                      RiflRunResult& r) {
+  if (c.ber_ab == 0 && c.ber_ba == 0 && c.channel == rifl::RiflConfig::Channel::independent) {
+    clean_slots = link.slots();
+  } else {
+    rifl::RiflConfig cc = c;
+    cc.channel = rifl::RiflConfig::Channel::independent;
+    cc.ber_ab = cc.ber_ba = 0;
+    rifl::RiflLink clean(cc);
+    if (clean.run() != rifl::RiflLink::Status::done) {
+      r.diagnosis = "error-free reference run: " + clean.diagnosis();
+      return false;
+    }
+    clean_slots = clean.slots();
+  }
+  return true;
+}
+
+// The figures of one run (rifl.md): bandwidth ratio against the error-free
+// run, goodput per direction, latencies, undetected errors and MTBF.
+struct RiflFigures {
+  double payload = 0, span_ns = 0, goodput_gbps = 0, ratio = 0, efficiency = 0;
+  double mean = 0, p99 = 0, p999 = 0;  // latency, ns
+  double ber_mean = 0, p_ud = 0, mtbf_years = 0, analytic = 0, mean_payload = 0;
+  double ud_truncation_bound = 0;
+  std::uint32_t crc_min_distance = 0;
+  std::uint64_t retx = 0, undetected = 0;
+};
+
+RiflFigures rifl_figures(const rifl::RiflConfig& c, const rifl::RiflLink& link, std::uint64_t clean_slots) {
+  const auto& d = link.derived();
+  RiflFigures f;
+  const auto& s0 = link.stats(0);
+  const auto& s1 = link.stats(1);
+  f.payload = static_cast<double>(s0.payload_bytes + (c.load_ba ? s1.payload_bytes : 0));
+  f.span_ns = link.slots() * d.slot_ns;
+  f.goodput_gbps = f.payload * 8 / f.span_ns / (c.load_ba ? 2 : 1);  // per direction
+  f.ratio = static_cast<double>(clean_slots) / static_cast<double>(link.slots());
+  f.efficiency = f.goodput_gbps * 1e9 / (c.lanes * c.lane_rate_bps);
+  std::vector<double> lat;
+  lat.reserve(link.latencies_slots().size());
+  double sum = 0;
+  for (auto v : link.latencies_slots()) {
+    lat.push_back(v * d.slot_ns);
+    sum += v * d.slot_ns;
+  }
+  f.mean = lat.empty() ? 0 : sum / lat.size();
+  f.p99 = lat.empty() ? 0 : stats::percentile_nearest_rank(lat, 99.0);
+  f.p999 = lat.empty() ? 0 : stats::percentile_nearest_rank(std::move(lat), 99.9);
+  // Undetected errors: simulated count, and the MTBF from the CRC's weight
+  // distribution at this BER (every frame slot of every lane, both ways).
+  const rifl::UndetectedErrorModel ud(c.frame_bits);
+  const double frames_per_s = c.lanes * 2.0 * c.lane_rate_bps / c.frame_bits;
+  f.ber_mean = 0.5 * (c.ber_ab + c.ber_ba);
+  f.p_ud = ud.probability(f.ber_mean);
+  f.mtbf_years = f.p_ud > 0 ? 1.0 / (f.p_ud * frames_per_s) / kSecondsPerYear : INFINITY;
+  f.analytic = rifl::analytic_bandwidth_ratio(c, d);
+  f.retx = s0.retransmitted_frames + s1.retransmitted_frames;
+  f.undetected = s0.undetected_errors + s1.undetected_errors;
+  f.mean_payload = f.payload / static_cast<double>(s0.packets + (c.load_ba ? s1.packets : 0));
+  f.ud_truncation_bound = ud.truncation_bound(f.ber_mean);
+  f.crc_min_distance = ud.min_distance();
+  return f;
+}
+
+// One direction's frame and error counters.
+nlohmann::ordered_json direction_json(const rifl::DirectionStats& s) {
+  return {{"packets", s.packets},
+          {"payload_bytes", s.payload_bytes},
+          {"segments", s.segments},
+          {"delivered_segments", s.delivered_segments},
+          {"frames", s.frames},
+          {"fresh_data_frames", s.fresh_data},
+          {"retransmitted_frames", s.retransmitted_frames},
+          {"idle_data_frames", s.idle_data},
+          {"flow_control_frames", s.fc_frames},
+          {"idle_frames", s.ctrl_idle},
+          {"pause_request_frames", s.ctrl_pause},
+          {"retransmit_request_frames", s.ctrl_retrans},
+          {"clock_compensation_slots", s.clock_comp_slots},
+          {"hit_frames", s.hit_frames},
+          {"bit_errors", s.bit_errors},
+          {"detected_errors", s.detected_errors},
+          {"undetected_errors", s.undetected_errors},
+          {"undetected_misordered", s.undetected_misordered},
+          {"out_of_sync", s.out_of_sync},
+          {"retrans_entries", s.recoveries},
+          {"flow_control_pauses", s.fc_pauses}};
+}
+
+// result.json: status, config echo, the study row, derived link parameters, run size, both directions.
+void result_json(const config::RiflExperimentConfig& cfg, const rifl::RiflLink& link, std::uint64_t clean_slots,
+                 const RiflFigures& f, RiflRunResult& r) {
+  const rifl::RiflConfig& c = cfg.link;
+  const auto& d = link.derived();
+  auto& j = r.json;
+  j["fabricsim"] = "0.1.0";
+  j["status"] = "done";
+  j["config"] = config::to_json(cfg);
+  j["row"] = {{"ber", sci(f.ber_mean)},
+              {"bandwidth_ratio", f.ratio},
+              {"analytic_bandwidth_ratio", f.analytic},
+              {"mean_latency_ns", f.mean},
+              {"p99_latency_ns", f.p99},
+              {"p999_latency_ns", f.p999},
+              {"retransmitted_frames", f.retx},
+              {"undetected_errors", f.undetected},
+              {"mtbf_years", std::isfinite(f.mtbf_years) ? sci(f.mtbf_years) : std::string("inf")},
+              {"frame_bits", c.frame_bits},
+              {"payload_bytes", c.payload_min == c.payload_max ? nlohmann::ordered_json(c.payload_min)
+                                                               : nlohmann::ordered_json(f.mean_payload)},
+              {"bandwidth_efficiency", f.efficiency},
+              {"goodput_gbps", f.goodput_gbps},
+              {"seed", c.seed}};
+  j["derived"] = {{"slot_ns", d.slot_ns},
+                  {"one_way_ns", d.one_way_ns},
+                  {"delay_slots", d.delay_slots},
+                  {"retransmit_buffer_frames", d.buffer},
+                  {"fc_on_frames", d.fc_on},
+                  {"fc_off_frames", d.fc_off},
+                  {"recovery_cost_forward_slots", rifl::recovery_cost(d).forward_slots},
+                  {"recovery_cost_reverse_slots", rifl::recovery_cost(d).reverse_slots},
+                  {"frame_error_probability", rifl::frame_error_probability(f.ber_mean, c.frame_bits)},
+                  {"undetected_per_frame", f.p_ud},
+                  {"undetected_truncation_bound", f.ud_truncation_bound},
+                  {"crc_min_distance", f.crc_min_distance}};
+  j["run"] = {{"slots", link.slots()}, {"error_free_slots", clean_slots}, {"simulated_us", f.span_ns / 1e3}};
+  for (int x = 0; x < 2; ++x) j[x ? "b_to_a" : "a_to_b"] = direction_json(link.stats(x));
+}
+
+}  // namespace
+
 RiflRunResult run_rifl_experiment(const config::RiflExperimentConfig& cfg, report::TraceWriter* trace, bool progress) {
   RiflRunResult r;
   const rifl::RiflConfig& c = cfg.link;
@@ -32,24 +190,7 @@ RiflRunResult run_rifl_experiment(const config::RiflExperimentConfig& cfg, repor
   };
   rifl::RiflLink link(c);
   const auto& d = link.derived();
-  if (trace) {
-    trace->name_process(1, cfg.name);
-    for (std::uint32_t l = 0; l < c.lanes; ++l)
-      for (int x = 0; x < 2; ++x)
-        trace->name_thread(1, static_cast<int>(2 * l + x + 1),
-                           fmt::format("lane {} {} recoveries", l, x ? "B->A" : "A->B"));
-    link.set_recovery_observer([trace, &d](const rifl::RecoveryEvent& e) {
-      const auto ps = [&](std::uint64_t slot) {
-        return static_cast<std::uint64_t>(std::llround(slot * d.slot_ns * 1e3));
-      };
-      trace->span(fmt::format("retransmission: {} frames replayed", e.replayed), "retransmit", 1,
-                  static_cast<int>(2 * e.lane + e.dir + 1), ps(e.start_slot), ps(e.end_slot) - ps(e.start_slot),
-                  {{"lane", e.lane},
-                   {"direction", e.dir ? "B->A" : "A->B"},
-                   {"replayed_frames", e.replayed},
-                   {"slots", e.end_slot - e.start_slot}});
-    });
-  }
+  if (trace) trace_setup(trace, cfg, link);
   const bool show = progress;
   const auto st = link.run(show ? std::function<void(double)>(line) : std::function<void(double)>());
   if (show) std::fprintf(stderr, "\n");
@@ -58,115 +199,21 @@ RiflRunResult run_rifl_experiment(const config::RiflExperimentConfig& cfg, repor
     r.diagnosis = link.diagnosis();
     return r;
   }
-  // Error-free reference: the same packets over a clean channel.
   std::uint64_t clean_slots = 0;
-  if (c.ber_ab == 0 && c.ber_ba == 0 && c.channel == rifl::RiflConfig::Channel::independent) {
-    clean_slots = link.slots();
-  } else {
-    rifl::RiflConfig cc = c;
-    cc.channel = rifl::RiflConfig::Channel::independent;
-    cc.ber_ab = cc.ber_ba = 0;
-    rifl::RiflLink clean(cc);
-    if (clean.run() != rifl::RiflLink::Status::done) {
-      r.diagnosis = "error-free reference run: " + clean.diagnosis();
-      return r;
-    }
-    clean_slots = clean.slots();
-  }
+  if (!error_free_slots(c, link, clean_slots, r)) return r;
   r.ok = true;
+  const RiflFigures f = rifl_figures(c, link, clean_slots);
+  result_json(cfg, link, clean_slots, f, r);
   const auto& s0 = link.stats(0);
   const auto& s1 = link.stats(1);
-  const double payload = static_cast<double>(s0.payload_bytes + (c.load_ba ? s1.payload_bytes : 0));
-  const double span_ns = link.slots() * d.slot_ns;
-  const double goodput_gbps = payload * 8 / span_ns / (c.load_ba ? 2 : 1);  // per direction
-  const double ratio = static_cast<double>(clean_slots) / static_cast<double>(link.slots());
-  const double efficiency = goodput_gbps * 1e9 / (c.lanes * c.lane_rate_bps);
-  std::vector<double> lat;
-  lat.reserve(link.latencies_slots().size());
-  double sum = 0;
-  for (auto v : link.latencies_slots()) {
-    lat.push_back(v * d.slot_ns);
-    sum += v * d.slot_ns;
-  }
-  const double mean = lat.empty() ? 0 : sum / lat.size();
-  const double p99 = lat.empty() ? 0 : stats::percentile_nearest_rank(lat, 99.0);
-  const double p999 = lat.empty() ? 0 : stats::percentile_nearest_rank(std::move(lat), 99.9);
-  // Undetected errors: simulated count, and the MTBF from the CRC's weight
-  // distribution at this BER (every frame slot of every lane, both ways).
-  const rifl::UndetectedErrorModel ud(c.frame_bits);
-  const double frames_per_s = c.lanes * 2.0 * c.lane_rate_bps / c.frame_bits;
-  const double ber_mean = 0.5 * (c.ber_ab + c.ber_ba);
-  const double p_ud = ud.probability(ber_mean);
-  const double mtbf_years = p_ud > 0 ? 1.0 / (p_ud * frames_per_s) / kSecondsPerYear : INFINITY;
-  const double analytic = rifl::analytic_bandwidth_ratio(c, d);
-  const std::uint64_t retx = s0.retransmitted_frames + s1.retransmitted_frames;
-  const std::uint64_t undetected = s0.undetected_errors + s1.undetected_errors;
-  const double mean_payload = payload / static_cast<double>(s0.packets + (c.load_ba ? s1.packets : 0));
-
-  auto& j = r.json;
-  j["fabricsim"] = "0.1.0";
-  j["status"] = "done";
-  j["config"] = config::to_json(cfg);
-  j["row"] = {{"ber", sci(ber_mean)},
-              {"bandwidth_ratio", ratio},
-              {"analytic_bandwidth_ratio", analytic},
-              {"mean_latency_ns", mean},
-              {"p99_latency_ns", p99},
-              {"p999_latency_ns", p999},
-              {"retransmitted_frames", retx},
-              {"undetected_errors", undetected},
-              {"mtbf_years", std::isfinite(mtbf_years) ? sci(mtbf_years) : std::string("inf")},
-              {"frame_bits", c.frame_bits},
-              {"payload_bytes", c.payload_min == c.payload_max ? nlohmann::ordered_json(c.payload_min)
-                                                               : nlohmann::ordered_json(mean_payload)},
-              {"bandwidth_efficiency", efficiency},
-              {"goodput_gbps", goodput_gbps},
-              {"seed", c.seed}};
-  j["derived"] = {{"slot_ns", d.slot_ns},
-                  {"one_way_ns", d.one_way_ns},
-                  {"delay_slots", d.delay_slots},
-                  {"retransmit_buffer_frames", d.buffer},
-                  {"fc_on_frames", d.fc_on},
-                  {"fc_off_frames", d.fc_off},
-                  {"recovery_cost_forward_slots", rifl::recovery_cost(d).forward_slots},
-                  {"recovery_cost_reverse_slots", rifl::recovery_cost(d).reverse_slots},
-                  {"frame_error_probability", rifl::frame_error_probability(ber_mean, c.frame_bits)},
-                  {"undetected_per_frame", p_ud},
-                  {"undetected_truncation_bound", ud.truncation_bound(ber_mean)},
-                  {"crc_min_distance", ud.min_distance()}};
-  j["run"] = {{"slots", link.slots()}, {"error_free_slots", clean_slots}, {"simulated_us", span_ns / 1e3}};
-  for (int x = 0; x < 2; ++x) {
-    const auto& s = link.stats(x);
-    j[x ? "b_to_a" : "a_to_b"] = {{"packets", s.packets},
-                                  {"payload_bytes", s.payload_bytes},
-                                  {"segments", s.segments},
-                                  {"delivered_segments", s.delivered_segments},
-                                  {"frames", s.frames},
-                                  {"fresh_data_frames", s.fresh_data},
-                                  {"retransmitted_frames", s.retransmitted_frames},
-                                  {"idle_data_frames", s.idle_data},
-                                  {"flow_control_frames", s.fc_frames},
-                                  {"idle_frames", s.ctrl_idle},
-                                  {"pause_request_frames", s.ctrl_pause},
-                                  {"retransmit_request_frames", s.ctrl_retrans},
-                                  {"clock_compensation_slots", s.clock_comp_slots},
-                                  {"hit_frames", s.hit_frames},
-                                  {"bit_errors", s.bit_errors},
-                                  {"detected_errors", s.detected_errors},
-                                  {"undetected_errors", s.undetected_errors},
-                                  {"undetected_misordered", s.undetected_misordered},
-                                  {"out_of_sync", s.out_of_sync},
-                                  {"retrans_entries", s.recoveries},
-                                  {"flow_control_pauses", s.fc_pauses}};
-  }
   r.summary = fmt::format(
       "  bandwidth ratio {:.4f} (analytic {:.4f})   goodput {:.2f} Gb/s per direction   efficiency {:.4f}\n"
       "  latency mean {:.1f} ns   P99 {:.1f} ns   P99.9 {:.1f} ns   ({} packets)\n"
       "  retransmitted frames {}   detected errors {}   undetected errors {}   out-of-sync {}   MTBF {} years\n"
       "  retransmit buffer {} frames, one-way {} slots of {:.3f} ns, {:.1f} us simulated\n",
-      ratio, analytic, goodput_gbps, efficiency, mean, p99, p999, link.latencies_slots().size(), retx,
-      s0.detected_errors + s1.detected_errors, undetected, s0.out_of_sync + s1.out_of_sync,
-      std::isfinite(mtbf_years) ? sci(mtbf_years) : "inf", d.buffer, d.delay_slots, d.slot_ns, span_ns / 1e3);
+      f.ratio, f.analytic, f.goodput_gbps, f.efficiency, f.mean, f.p99, f.p999, link.latencies_slots().size(), f.retx,
+      s0.detected_errors + s1.detected_errors, f.undetected, s0.out_of_sync + s1.out_of_sync,
+      std::isfinite(f.mtbf_years) ? sci(f.mtbf_years) : "inf", d.buffer, d.delay_slots, d.slot_ns, f.span_ns / 1e3);
   return r;
 }
 
