@@ -104,6 +104,7 @@ RiflExperimentConfig parse_rifl_experiment(Section root) {
   c.clock_offset_ppm = s.number("clock_offset_ppm", 0.0, -1000.0, 1000.0);
   c.resync_frames = static_cast<std::uint32_t>(s.integer("resync_frames", c.resync_frames, 1, 1u << 20));
   const Section ch = rifl_channel(s, c);
+  s.finish();  // an unknown key under rifl: is an error like everywhere else
   rifl_traffic(root, c);
 
   Section r = root.child_or_empty("run");

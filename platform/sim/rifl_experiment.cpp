@@ -170,7 +170,7 @@ void result_json(const config::RiflExperimentConfig& cfg, const rifl::RiflLink& 
                   {"undetected_per_frame", f.p_ud},
                   {"undetected_truncation_bound", f.ud_truncation_bound},
                   {"crc_min_distance", f.crc_min_distance}};
-  j["run"] = {{"slots", link.slots()}, {"error_free_slots", clean_slots}, {"simulated_us", f.span_ns / 1e3}};
+  j["simulation"] = {{"slots", link.slots()}, {"error_free_slots", clean_slots}, {"simulated_us", f.span_ns / 1e3}};
   for (int x = 0; x < 2; ++x) j[x ? "b_to_a" : "a_to_b"] = direction_json(link.stats(x));
 }
 

@@ -1459,5 +1459,12 @@ check "a host study sweeps schedules" t_host_schedule_sweep
 check "check names the schedule: ranks, threadblocks, steps, messages, memory" t_schedule_check_line
 check "gpu.threadblock_rate on a host: a 2-channel ring schedule beats the 1-channel one" t_host_schedule_channels_matter
 
+t_rifl_unknown_key() {
+  # An unknown key under rifl: was accepted (the section was never finished).
+  fs run "$ROOT/topologies/rifl-link.yaml" --set rifl.bogus=1 --out "$RES/rifl-bogus"
+  expect_bad_input "$RES/rifl-bogus" "--set rifl.bogus" "unknown key 'rifl.bogus'"
+}
+check "rifl-link: an unknown key under rifl: is exit 2" t_rifl_unknown_key
+
 echo "$passed passed, $failed failed"
 ((failed == 0))
