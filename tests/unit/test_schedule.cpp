@@ -48,11 +48,10 @@ std::string error_of(const std::string& xml) {
   return "";
 }
 
-// Run `s` at `bytes` on a fake fabric (seeded delivery order); "" or the first wrong rank and chunk.
-std::string run_fake(const sw::Schedule& s, std::uint64_t bytes, std::uint32_t seed, std::string* err = nullptr) {
-  const sw::ScheduleLayout L = sw::layout_schedule(s, bytes);
-  FakeWorld w(s.ngpus, L.memory_bytes, 0, seed);
-  const std::string e = w.run([&](accelerator_api& a) {
+// Every rank fills its input (sw::input_value), meets at a barrier, then runs
+// its part of `s`; "" or the FakeWorld's error (a deadlock, a bad access).
+std::string run_schedule_on(FakeWorld& w, const sw::Schedule& s, const sw::ScheduleLayout& L) {
+  return w.run([&](accelerator_api& a) {
     const auto& R = L.ranks[a.rank()];
     for (std::uint64_t i = 0; i < R.in_bytes / 4; ++i) {
       const float v = sw::input_value(s.op, a.rank(), i);
@@ -61,6 +60,13 @@ std::string run_fake(const sw::Schedule& s, std::uint64_t bytes, std::uint32_t s
     a.barrier();
     sw::run_schedule(a, s, L, a.rank());
   });
+}
+
+// Run `s` at `bytes` on a fake fabric (seeded delivery order); "" or the first wrong rank and chunk.
+std::string run_fake(const sw::Schedule& s, std::uint64_t bytes, std::uint32_t seed, std::string* err = nullptr) {
+  const sw::ScheduleLayout L = sw::layout_schedule(s, bytes);
+  FakeWorld w(s.ngpus, L.memory_bytes, 0, seed);
+  const std::string e = run_schedule_on(w, s, L);
   if (err) *err = e;
   if (!e.empty()) return "run failed: " + e;
   std::vector<std::vector<float>> outs(s.ngpus);
@@ -286,15 +292,7 @@ TEST(ScheduleExec, ReduceSendStoresNothingReduceCopySendStores) {
   const sw::Schedule s = sw::load_schedule(kRoot + "/topologies/schedules/ring-allreduce-8.xml");
   const sw::ScheduleLayout L = sw::layout_schedule(s, 8 * 1024);
   FakeWorld w(8, L.memory_bytes, 0, 3);
-  const std::string e = w.run([&](accelerator_api& a) {
-    const auto& R = L.ranks[a.rank()];
-    for (std::uint64_t i = 0; i < R.in_bytes / 4; ++i) {
-      const float v = sw::input_value(s.op, a.rank(), i);
-      std::memcpy(a.memory() + R.in + 4 * i, &v, 4);
-    }
-    a.barrier();
-    sw::run_schedule(a, s, L, a.rank());
-  });
+  const std::string e = run_schedule_on(w, s, L);
   ASSERT_EQ(e, "");
   // Rank 0's input is untouched (rrs reduces into its staging slot, rrc/rrcs into o).
   for (std::uint64_t i = 0; i < L.ranks[0].in_bytes / 4; ++i) {
