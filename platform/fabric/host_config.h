@@ -13,6 +13,7 @@
 #include "models/accelerator/accelerator_params.h"
 #include "models/pcie/core/pcie_engine.h"
 #include "platform/config/yaml_config.h"
+#include "platform/fabric/fabric_spec.h"
 #include "sw/schedule.h"
 #include "sw/selection.h"
 
@@ -35,6 +36,11 @@ struct HostSpec {
     int partition = 0;
     std::uint32_t lanes = 16;
     std::uint32_t gen = 5;
+    /// `address:` given: global base address of the GPU's memory (bytes);
+    /// otherwise assigned (sim::host_address_map).
+    bool has_address = false;
+    std::uint64_t address = 0;
+    SourceRef address_src;  ///< where `address:` is (or the GPU's id, if absent)
   };
   std::vector<Bridge> bridges;
   std::vector<Partition> partitions;
@@ -47,6 +53,12 @@ struct HostSpec {
   // Bandwidths, bytes per second (0: no limit).
   double nbio_port_Bps = 0, data_fabric_port_Bps = 0, host_memory_Bps = 0;
   std::uint64_t host_memory_bytes = 256ull << 20;
+  /// fabric.host_memory.address given: its global base address (bytes).
+  bool host_memory_has_address = false;
+  std::uint64_t host_memory_address = 0;
+  SourceRef host_memory_address_src;  ///< where `address:` is (or fabric.host_memory, if absent)
+  /// First global address the assignment of base addresses tries (fabric.address_base, bytes; default 0).
+  std::uint64_t address_base = 0;
   pcie::PcieEngineParams engine;  ///< burst, interleave, stall calendar, read stall, write ordering
   models::accelerator_params gpu;
 };

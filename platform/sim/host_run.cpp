@@ -19,6 +19,7 @@
 #include "models/registry.h"
 #include "platform/config/yaml_config.h"
 #include "platform/sim/fabric_run.h"
+#include "platform/sim/host_platform.h"
 #include "platform/sim/kernel_hooks.h"
 #include "platform/sim/schedule_report.h"
 #include "platform/stats/summary.h"
@@ -214,95 +215,12 @@ HostCell host_cell(const fabric::HostRunConfig& cfg) {
   c.spec = c.sched ? sw::CollectiveSpec{} : sw::transport_spec(W.transport, W.size_bytes, N);
   c.spec.chunk_bytes = W.chunk_bytes;
   c.spec.fabric_barriers = W.kernel_barriers;
-  c.L = c.sched ? sw::Layout{} : sw::layout(c.spec, N);
-  if (c.sched) c.L.total = c.SL->memory_bytes;
-  // (host memory and RAM bounds are checked by parse_host)
-  if (cfg.decode_mode) {
-    // Memory for the largest candidate x size; inputs start at 0 in every layout.
-    const auto& D = cfg.decode;
-    std::vector<std::string> all = D.candidates;
-    for (const auto* ld : {&D.ladder, &D.switch_local, &D.quadrant_crossing})
-      for (const auto& b : ld->buckets) all.push_back(b.transport);
-    for (const auto& t : all)
-      for (auto b : D.allreduces) {
-        auto sp = sw::transport_spec(t, b, N);
-        sp.chunk_bytes = W.chunk_bytes;
-        sp.fabric_barriers = W.kernel_barriers;
-        const auto l = sw::layout(sp, N);
-        if (l.total > c.L.total) c.L.total = l.total;
-        if (l.in_bytes > c.L.in_bytes) c.L.in_bytes = l.in_bytes;
-      }
-  }
+  c.L = host_gpu_layout(cfg);  // (host memory and RAM bounds are checked by parse_host)
   c.end_ps = cell_duration_ps(cfg);
   for (int g : W.group) c.quads.push_back(fabric::gpu_quadrant(H, g));
   std::sort(c.quads.begin(), c.quads.end());
   c.quads.erase(std::unique(c.quads.begin(), c.quads.end()), c.quads.end());
   return c;
-}
-
-// The elaborated host: GPUs (ranks 0..N-1), host memory (rank N), the PCIe
-// kernel. Members are destroyed in reverse order: the kernel before the modules.
-struct HostPlatform {
-  std::vector<std::unique_ptr<sc_core::sc_module>> modules;
-  std::vector<models::accelerator*> acc;
-  std::vector<std::string> names;  // module names: GPUs, then host memory
-  models::host_memory* host = nullptr;
-  std::unique_ptr<models::fabric_kernel> kernel;
-  const pcie::PcieEngine* eng = nullptr;
-};
-
-// The engine's parameters; a decode run starts at a seed-derived phase of the stall period.
-pcie::PcieEngineParams engine_params(const fabric::HostRunConfig& cfg) {
-  pcie::PcieEngineParams ep = cfg.host.engine;
-  if (cfg.decode_mode && cfg.decode.random_start_phase) {
-    // A run starts at a seed-derived phase of the stall period: the windows are
-    // fixed in wall-clock time, the program's start is not (host-bridge.md §6).
-    const double u = link::to_unit(link::key_hash(cfg.seed, 0x5ea7, 0, 0, 0x81));
-    ep.calendar.offset_ps =
-        (ep.calendar.offset_ps + static_cast<std::uint64_t>(u * ep.calendar.period_ps)) % ep.calendar.period_ps;
-  }
-  return ep;
-}
-
-// Build the engine, the GPUs and host memory through the registry, and bind them to the kernel.
-void elaborate(const HostCell& c, HostPlatform& P) {
-  const auto& H = c.cfg.host;
-  const auto& W = c.cfg.workload;
-  const int N = c.N;
-  auto engine = std::make_unique<pcie::PcieEngine>(fabric::host_tree(H, W.group), engine_params(c.cfg), c.cfg.seed);
-  auto& reg = models::model_registry::instance();
-  P.acc.assign(N, nullptr);
-  for (int r = 0; r < N; ++r) {
-    models::node_config nc;
-    nc.kind = "accelerator";
-    nc.rank = r;
-    models::accelerator_params p = H.gpu;
-    p.memory_bytes = std::max<std::uint64_t>(c.L.total, 4096);
-    p.functional = W.data;
-    if (c.sched) p.flags = std::max(p.flags, c.SL->flags);
-    P.modules.push_back(reg.create("accelerator", fmt::format("gpu{}", W.group[r]).c_str(), nc, p));
-    P.acc[r] = dynamic_cast<models::accelerator*>(P.modules.back().get());
-    P.names.push_back(P.acc[r]->name());
-  }
-  models::node_config hm;
-  hm.kind = "host-memory";
-  models::host_memory_params hp;
-  hp.bytes = H.host_memory_bytes;
-  hp.functional = W.data;
-  P.modules.push_back(reg.create("host-memory", "host_memory", hm, hp));
-  P.host = dynamic_cast<models::host_memory*>(P.modules.back().get());
-  P.names.push_back(P.host->name());
-
-  P.kernel = std::make_unique<models::fabric_kernel>("pcie", std::move(engine), N, P.names, c.cfg.deadline_ps, 1);
-  P.eng = &dynamic_cast<const pcie::PcieEngine&>(P.kernel->engine());
-  for (int r = 0; r < N; ++r) {
-    P.acc[r]->dma.bind(P.kernel->dma_in);
-    P.kernel->mem_out.bind(P.acc[r]->mem);
-    P.acc[r]->sync.bind(P.kernel->sync_export);
-    P.acc[r]->set_host_rank(N);
-  }
-  P.kernel->mem_out.bind(P.host->mem);
-  P.kernel->attach(N, P.host);
 }
 
 // Decode rounds with transport selection on every GPU (decode_program).
@@ -318,7 +236,7 @@ void set_decode_programs(const HostCell& c, HostPlatform& P, const std::shared_p
   const bool barriers = W.kernel_barriers;
   dsh->transport.assign(D.allreduces.size(), "");
   for (int r = 0; r < N; ++r)
-    P.acc[r]->set_program(
+    P.accelerator(r).set_program(
         [dsh, D, L, data, max_ops, end_ps, barrier_ps, N, chunk, crossing, barriers](models::accelerator_api& a) {
           decode_program(a, *dsh, D, L, data, max_ops, end_ps, barrier_ps, N, chunk, crossing, barriers);
         },
@@ -336,7 +254,7 @@ void set_schedule_programs(const HostCell& c, HostPlatform& P, const std::shared
   const std::uint64_t max_ops = W.ops, barrier_ps = W.barrier_ps, end_ps = c.end_ps;
   sh->records.assign(c.N, {});
   for (int r = 0; r < c.N; ++r)
-    P.acc[r]->set_program(
+    P.accelerator(r).set_program(
         [sh, sched, SL, data, max_ops, end_ps, barrier_ps](models::accelerator_api& a) {
           const int g = a.rank();
           const sw::ScheduleRankLayout& R = SL->ranks[g];
@@ -373,7 +291,7 @@ void set_transport_programs(const HostCell& c, HostPlatform& P, const std::share
   const std::uint64_t max_ops = W.ops, barrier_ps = W.barrier_ps, end_ps = c.end_ps;
   const int N = c.N;
   for (int r = 0; r < N; ++r)
-    P.acc[r]->set_program(
+    P.accelerator(r).set_program(
         [sh, spec, L, data, verify, max_ops, end_ps, barrier_ps, N](models::accelerator_api& a) {
           const int rank = a.rank();
           if (data) {
@@ -406,10 +324,9 @@ void set_transport_programs(const HostCell& c, HostPlatform& P, const std::share
 // group's quadrants during the cell (a pure function of time).
 void trace_setup(report::TraceWriter& trace, const HostCell& c, HostPlatform& P) {
   trace.name_process(2, "stall windows (mechanism A)");
-  for (int r = 0; r < c.N; ++r) trace.name_thread(1, r, P.names[r]);
-  trace_dma_operations(*P.kernel, trace, P.names);
+  P.trace_operations(trace);
   // Windows are a pure function of time: emit those of the cell up front.
-  const auto& cal = P.eng->calendar();
+  const auto& cal = P.engine().calendar();
   for (int q : c.quads) {
     trace.name_thread(2, q, fmt::format("quadrant {}", q));
     for (std::uint64_t t = cal.next_window_start(q, 0); t < c.end_ps; t = cal.next_window_start(q, t + 1)) {
@@ -427,7 +344,7 @@ struct ScheduleOutcome {
 };
 
 // A schedule: the nccl-tests row, the check against the collective's definition, the reports.
-ScheduleOutcome schedule_outcome(const HostCell& c, const HostPlatform& P, const Shared& sh, HostRunResult& res,
+ScheduleOutcome schedule_outcome(const HostCell& c, HostPlatform& P, const Shared& sh, HostRunResult& res,
                                  report::TraceWriter* trace) {
   const auto& W = c.cfg.workload;
   const auto& sched = *c.sched;
@@ -451,12 +368,12 @@ ScheduleOutcome schedule_outcome(const HostCell& c, const HostPlatform& P, const
   res.correct = false;
   if (verify) {
     std::vector<const float*> outs(N);
-    for (int g = 0; g < N; ++g) outs[g] = reinterpret_cast<const float*>(P.acc[g]->memory() + c.SL->ranks[g].out);
+    for (int g = 0; g < N; ++g) outs[g] = reinterpret_cast<const float*>(P.accelerator(g).memory() + c.SL->ranks[g].out);
     res.first_wrong = sw::check_outputs(sched, *c.SL, outs, W.root);
     res.correct = res.first_wrong.empty();
   }
   row.correct = res.correct;
-  std::vector<std::string> accel(P.names.begin(), P.names.begin() + N);
+  const std::vector<std::string>& accel = P.rank_names();
   o.rep = schedule_report(sched, *c.SL, sh.records, sh.sched_start.back(), accel, W.schedule_path, o.label, trace);
   res.steps_csv = o.rep.steps_csv;
   res.threadblocks_csv = o.rep.threadblocks_csv;
@@ -467,14 +384,14 @@ ScheduleOutcome schedule_outcome(const HostCell& c, const HostPlatform& P, const
 
 // Only a group spanning quadrants can meet a stall (reads from another quadrant).
 double degraded_fraction(const HostCell& c, const HostPlatform& P) {
-  return c.quads.size() > 1 ? P.eng->calendar().degraded_fraction(c.quads) : 0.0;
+  return c.quads.size() > 1 ? P.engine().calendar().degraded_fraction(c.quads) : 0.0;
 }
 
 // result.json: config echo, cell, engine statistics, correctness, a schedule's collective, the study row.
 void result_json(const HostCell& c, const HostPlatform& P, const ScheduleOutcome& o, HostRunResult& res) {
   const auto& cfg = c.cfg;
   const auto& W = cfg.workload;
-  const auto& st = P.eng->stats();
+  const auto& st = P.engine().stats();
   const auto& sched = c.sched;
   const auto& row = o.row;
   const auto& label = o.label;
@@ -499,7 +416,7 @@ void result_json(const HostCell& c, const HostPlatform& P, const ScheduleOutcome
                  {"drains", st.drains},
                  {"interleaved_switches", st.interleaved_switches},
                  {"ordering_wait_ms", st.drain_wait_ps / 1e9},
-                 {"transfers", P.kernel->completions()}};
+                 {"transfers", P.kernel().completions()}};
   j["correct"] = W.data && verify && !cfg.decode_mode ? nlohmann::ordered_json(res.correct)
                                                       : nlohmann::ordered_json("not checked");
   if (sched) {
@@ -589,7 +506,7 @@ void run_summary(const HostCell& c, const HostPlatform& P, const ScheduleOutcome
   const auto& W = c.cfg.workload;
   const bool verify = W.data && W.verify;
   const auto& row = o.row;
-  const auto& st = P.eng->stats();
+  const auto& st = P.engine().stats();
   const auto& S = res.stats;
   if (c.sched)
     res.summary = fmt::format("#  {:>12} {:>12} {:>6} {:>6} {:>12} {:>10} {:>10} {:>8}\n", "size", "count", "type",
@@ -613,8 +530,7 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
   HostRunResult res;
   const HostCell c = host_cell(cfg);
   const int N = c.N;
-  HostPlatform P;
-  elaborate(c, P);
+  HostPlatform P(cfg);
   auto sh = std::make_shared<Shared>();
   sh->times.assign(N, {});
   sh->correct.assign(N, false);
@@ -628,15 +544,12 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
   if (trace) trace_setup(*trace, c, P);
 
   const std::uint64_t end_ps = c.end_ps;
-  res.diagnosis = simulate(*P.kernel, progress, [end_ps](std::uint64_t sim_ps, std::uint64_t done) {
+  res.diagnosis = P.simulate(progress, [end_ps](std::uint64_t sim_ps, std::uint64_t done) {
     return fmt::format("{:.3f} of {:.3f} s simulated, {} transfers done", sim_ps / 1e12, end_ps / 1e12, done);
   });
   if (!res.diagnosis.empty()) return res;
-  for (int r = 0; r < N; ++r)
-    if (!P.acc[r]->done()) {
-      res.diagnosis = fmt::format("{} did not finish: waits for {}", P.acc[r]->name(), P.acc[r]->waiting_for());
-      return res;
-    }
+  res.diagnosis = P.unfinished();
+  if (!res.diagnosis.empty()) return res;
   res.ok = true;
   res.simulated_s = static_cast<double>(sc_core::sc_time_stamp().value()) / 1e12;
   if (cfg.decode_mode) sh->times.assign(1, dsh->round_ps);  // statistics over rounds (results are not verified)
