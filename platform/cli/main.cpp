@@ -38,6 +38,7 @@
 #include "platform/sim/check.h"
 #include "platform/sim/run_kind.h"
 #include "platform/sim/fabric_run.h"
+#include "platform/sim/host_platform.h"
 #include "platform/sim/host_run.h"
 #include "platform/sim/link_experiment.h"
 #include "platform/sim/rifl_experiment.h"
@@ -305,6 +306,7 @@ int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
 
 int cmd_run_host(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   const fabric::HostRunConfig cfg = fabric::parse_host(config::root_section(doc));
+  sim::host_address_map(cfg);  // overlapping `address:` values: exit 2 before any output
   const report::RunIdentity id = run_identity(*doc, cfg.seed);
   prepare_out(a);
   const auto& W = cfg.workload;
