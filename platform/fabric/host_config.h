@@ -14,6 +14,7 @@
 #include "models/pcie/core/pcie_engine.h"
 #include "platform/config/yaml_config.h"
 #include "platform/fabric/fabric_spec.h"
+#include "sw/decode.h"
 #include "sw/schedule.h"
 #include "sw/selection.h"
 
@@ -87,20 +88,9 @@ struct HostWorkload {
 };
 
 /// Decode-round workload with transport selection (host-bridge.md §6,
-/// collectives.md §5-§6): per round, `layers` x (compute gap, then one
-/// AllReduce of each size in `allreduces`); the transport of each size comes
-/// from the selection policy, decided once at start-up.
-struct DecodeSpec {
-  sw::Selection selection = sw::Selection::race_median;
-  std::vector<std::uint64_t> allreduces{80 * 1024};  ///< bytes per GPU, per layer
-  std::uint32_t layers = 8;
-  std::uint64_t compute_ps = 20'000'000;         ///< gap before each AllReduce
-  std::vector<std::string> candidates;           ///< race candidates
-  bool drop_reads_when_crossing = false;         ///< race: drop read modes if the group spans quadrants
-  std::uint64_t race_window_ps = 2'000'000'000;  ///< per candidate and size
-  bool random_start_phase = true;                ///< start at a seed-derived phase of the stall period
-  sw::Ladder ladder, switch_local, quadrant_crossing;
-};
+/// collectives.md §5-§6): the program's spec (sw/decode.h), parsed from the
+/// `decode:` section.
+using DecodeSpec = sw::DecodeSpec;
 
 /// Everything one host run needs.
 struct HostRunConfig {

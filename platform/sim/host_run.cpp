@@ -60,122 +60,6 @@ std::uint64_t cell_duration_ps(const fabric::HostRunConfig& c) {
 }
 
 namespace {
-struct DecodeShared {
-  std::vector<std::string> transport;                         // per allreduce size index
-  std::vector<std::vector<std::vector<std::uint64_t>>> race;  // [candidate][rank][op] of the size being raced
-  std::vector<std::string> race_log;                          // "size: cand=median/mean ..." per size
-  std::vector<std::uint64_t> round_ps;
-  std::uint64_t selection_end_ps = 0;
-};
-
-// One operation the harness way: flags reset behind barriers, then the start
-// barrier's cost and the collective. Returns this GPU's time, ps.
-std::uint64_t timed_op(models::accelerator_api& a, const sw::CollectiveSpec& spec, std::uint64_t barrier_ps) {
-  a.barrier();
-  a.reset_flags();
-  a.barrier();
-  const std::uint64_t t0 = a.now_ps();
-  a.compute(barrier_ps);
-  sw::run_collective(a, spec);
-  return a.now_ps() - t0;
-}
-
-// Rank 0, after the race of AllReduce size `si`: per operation the slowest
-// GPU's time of each candidate; pick by the policy's statistic and log
-// "<bytes>B: cand=median/mean us(ops) ...".
-void pick_from_race(DecodeShared& sh, const fabric::DecodeSpec& D, std::size_t si,
-                    const std::vector<std::string>& cands, int N) {
-  const std::uint64_t bytes = D.allreduces[si];
-  std::vector<std::vector<double>> per_op(cands.size());
-  std::string log = std::to_string(bytes) + "B:";
-  for (std::size_t ci = 0; ci < cands.size(); ++ci) {
-    const auto& rr = sh.race[ci];
-    for (std::size_t op = 0; op < rr[0].size(); ++op) {
-      std::uint64_t worst = 0;
-      for (int r = 0; r < N; ++r) worst = std::max(worst, op < rr[r].size() ? rr[r][op] : 0);
-      per_op[ci].push_back(static_cast<double>(worst) / 1e6);
-    }
-  }
-  const auto by = D.selection == sw::Selection::race_mean ? sw::RaceBy::mean : sw::RaceBy::median;
-  sh.transport[si] = cands[sw::race_pick(per_op, by)];
-  for (std::size_t ci = 0; ci < cands.size(); ++ci) {
-    auto v = per_op[ci];
-    if (v.empty()) continue;
-    double mean = 0;
-    for (double x : v) mean += x;
-    mean /= static_cast<double>(v.size());
-    std::sort(v.begin(), v.end());
-    const std::size_t m = v.size();
-    const double median = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);  // as race_pick
-    log += fmt::format(" {}={:.2f}/{:.2f}us({})", cands[ci], median, mean, m);
-  }
-  sh.race_log.push_back(log);
-}
-
-// One GPU's decode program: fill the input, select a transport per AllReduce
-// size (ladder, fabric class, or a race of the candidates), then decode rounds
-// until max_rounds or the cell's end.
-void decode_program(models::accelerator_api& a, DecodeShared& sh, const fabric::DecodeSpec& D, const sw::Layout& L,
-                    bool data, std::uint64_t max_rounds, std::uint64_t cell_ps, std::uint64_t barrier_ps, int N,
-                    std::uint64_t chunk, bool crossing, bool barriers) {
-  const int rank = a.rank();
-  if (data) {
-    float* in = reinterpret_cast<float*>(a.memory() + L.in);
-    for (std::uint64_t i = 0; i < L.in_bytes / 4; ++i) in[i] = sw::input_value(sw::Op::allreduce, rank, i);
-  }
-  auto spec_of = [&](const std::string& t, std::uint64_t bytes) {
-    auto s = sw::transport_spec(t, bytes, N);
-    s.chunk_bytes = chunk;
-    s.fabric_barriers = barriers;
-    return s;
-  };
-  // Selection, once, identically on every GPU.
-  for (std::size_t si = 0; si < D.allreduces.size(); ++si) {
-    const std::uint64_t bytes = D.allreduces[si];
-    if (D.selection == sw::Selection::ladder) {
-      sh.transport[si] = D.ladder.pick(bytes);
-      continue;
-    }
-    if (D.selection == sw::Selection::fabric_class) {
-      sh.transport[si] = (crossing ? D.quadrant_crossing : D.switch_local).pick(bytes);
-      continue;
-    }
-    std::vector<std::string> cands = D.candidates;
-    if (crossing && D.drop_reads_when_crossing) cands = sw::without_peer_reads(cands);
-    if (rank == 0) sh.race.assign(cands.size(), std::vector<std::vector<std::uint64_t>>(N));
-    for (std::size_t ci = 0; ci < cands.size(); ++ci) {
-      a.barrier();
-      const std::uint64_t start = a.now_ps();
-      const auto spec = spec_of(cands[ci], bytes);
-      while (true) {
-        a.barrier();
-        if (a.now_ps() >= start + D.race_window_ps) break;
-        sh.race[ci][rank].push_back(timed_op(a, spec, barrier_ps));
-      }
-    }
-    a.barrier();
-    if (rank == 0) pick_from_race(sh, D, si, cands, N);
-    a.barrier();
-  }
-  a.barrier();
-  const std::uint64_t t_sel = a.now_ps();
-  if (rank == 0) sh.selection_end_ps = t_sel;
-  // Decode rounds.
-  std::vector<sw::CollectiveSpec> specs;
-  for (std::size_t si = 0; si < D.allreduces.size(); ++si) specs.push_back(spec_of(sh.transport[si], D.allreduces[si]));
-  for (std::uint64_t round = 0;; ++round) {
-    a.barrier();
-    if (max_rounds ? round >= max_rounds : a.now_ps() >= t_sel + cell_ps) break;
-    const std::uint64_t r0 = a.now_ps();
-    for (std::uint32_t layer = 0; layer < D.layers; ++layer)
-      for (const auto& spec : specs) {
-        a.compute(D.compute_ps);
-        timed_op(a, spec, barrier_ps);
-      }
-    a.barrier();
-    if (rank == 0) sh.round_ps.push_back(a.now_ps() - r0);
-  }
-}
 
 struct Shared {
   std::vector<std::vector<std::uint64_t>> times;  // per rank, per op (ps)
@@ -223,24 +107,23 @@ HostCell host_cell(const fabric::HostRunConfig& cfg) {
   return c;
 }
 
-// Decode rounds with transport selection on every GPU (decode_program).
-void set_decode_programs(const HostCell& c, HostPlatform& P, const std::shared_ptr<DecodeShared>& dsh) {
+// Decode rounds with transport selection on every GPU (sw::decode_program).
+void set_decode_programs(const HostCell& c, HostPlatform& P, const std::shared_ptr<sw::DecodeState>& dsh) {
   const auto& W = c.cfg.workload;
-  const auto D = c.cfg.decode;
-  const auto L = c.L;
-  const bool data = W.data;
-  const std::uint64_t max_ops = W.ops, barrier_ps = W.barrier_ps, end_ps = c.end_ps;
-  const int N = c.N;
-  const std::uint64_t chunk = W.chunk_bytes;
-  const bool crossing = c.quads.size() > 1;
-  const bool barriers = W.kernel_barriers;
-  dsh->transport.assign(D.allreduces.size(), "");
-  for (int r = 0; r < N; ++r)
-    P.accelerator(r).set_program(
-        [dsh, D, L, data, max_ops, end_ps, barrier_ps, N, chunk, crossing, barriers](models::accelerator_api& a) {
-          decode_program(a, *dsh, D, L, data, max_ops, end_ps, barrier_ps, N, chunk, crossing, barriers);
-        },
-        N);
+  sw::DecodeRun run;
+  run.spec = c.cfg.decode;
+  run.layout = c.L;
+  run.data = W.data;
+  run.max_rounds = W.ops;
+  run.cell_ps = c.end_ps;
+  run.barrier_ps = W.barrier_ps;
+  run.chunk_bytes = W.chunk_bytes;
+  run.kernel_barriers = W.kernel_barriers;
+  run.crossing = c.quads.size() > 1;
+  run.ranks = c.N;
+  dsh->transport.assign(run.spec.allreduces.size(), "");
+  for (int r = 0; r < c.N; ++r)
+    P.accelerator(r).set_program([dsh, run](models::accelerator_api& a) { sw::decode_program(a, *dsh, run); }, c.N);
 }
 
 // Schedule rank r on GPU group[r], the harness's way: per operation fill the
@@ -463,7 +346,7 @@ void result_json(const HostCell& c, const HostPlatform& P, const ScheduleOutcome
 }
 
 // A decode run's row columns, decode block and summary (selection, picks, rounds, races).
-void decode_result(const fabric::DecodeSpec& D, const DecodeShared& dsh, HostRunResult& res) {
+void decode_result(const fabric::DecodeSpec& D, const sw::DecodeState& dsh, HostRunResult& res) {
   const auto& S = res.stats;
   auto& j = res.json;
   const double compute_us = static_cast<double>(D.layers) * static_cast<double>(D.allreduces.size()) *
@@ -534,7 +417,7 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
   auto sh = std::make_shared<Shared>();
   sh->times.assign(N, {});
   sh->correct.assign(N, false);
-  auto dsh = std::make_shared<DecodeShared>();
+  auto dsh = std::make_shared<sw::DecodeState>();
   if (cfg.decode_mode)
     set_decode_programs(c, P, dsh);
   else if (c.sched)
