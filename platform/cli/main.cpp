@@ -38,6 +38,7 @@
 #include "platform/sim/check.h"
 #include "platform/sim/run_kind.h"
 #include "platform/sim/fabric_run.h"
+#include "platform/sim/host_platform.h"
 #include "platform/sim/host_run.h"
 #include "platform/sim/link_experiment.h"
 #include "platform/sim/rifl_experiment.h"
@@ -305,6 +306,7 @@ int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
 
 int cmd_run_host(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   const fabric::HostRunConfig cfg = fabric::parse_host(config::root_section(doc));
+  sim::host_address_map(cfg);  // overlapping `address:` values: exit 2 before any output
   const report::RunIdentity id = run_identity(*doc, cfg.seed);
   prepare_out(a);
   const auto& W = cfg.workload;
@@ -434,18 +436,8 @@ int cmd_run_link_pair(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   return 0;
 }
 
-}  // namespace
-
-int sc_main(int argc, char* argv[]) {
-  (void)kBannerOff;
-  // Info reports (e.g. "Simulation stopped by user" after a terminal failure)
-  // stay off stdout; the program prints its own summary and diagnoses.
-  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-  sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
-  CLI::App app{"fabricsim: SystemC/TLM-2.0 virtual platform of a scale-up accelerator fabric"};
-  app.require_subcommand(1);
-
-  RunArgs ra;
+// `fabricsim run` options.
+CLI::App* add_run_command(CLI::App& app, RunArgs& ra) {
   auto* run = app.add_subcommand("run", "run one simulation; prints a summary and writes DIR/result.json");
   run->add_option("fabric", ra.fabric, "fabric YAML (default: topologies/ring8.yaml)");
   // One value per --set (CLI11 would otherwise take the fabric path after it as another value).
@@ -458,31 +450,47 @@ int sc_main(int argc, char* argv[]) {
   run->add_option("--out", ra.out, "output directory")->capture_default_str();
   run->add_flag("--quiet", ra.quiet, "no summary on stdout");
   run->add_flag("--trace", ra.trace, "also write DIR/trace.json (Chrome / Perfetto trace events)");
+  return run;
+}
 
-  std::string study_file, sweep_out;
+// `fabricsim sweep` arguments.
+struct SweepArgs {
+  std::string study_file, out;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
-  auto* sweep =
-      app.add_subcommand("sweep", "run a study (points in parallel processes); writes results.csv, summary.json");
-  sweep->add_option("study", study_file, "study YAML")->required();
-  sweep->add_option("--jobs,-j", jobs, "parallel processes")->check(CLI::Range(1u, 1024u))->capture_default_str();
-  sweep->add_option("--out", sweep_out, "output directory (default: out/<study name>)");
   bool fresh = false, collect = false;
   std::string shard;
-  sweep->add_flag("--fresh", fresh,
+};
+
+CLI::App* add_sweep_command(CLI::App& app, SweepArgs& sa) {
+  auto* sweep =
+      app.add_subcommand("sweep", "run a study (points in parallel processes); writes results.csv, summary.json");
+  sweep->add_option("study", sa.study_file, "study YAML")->required();
+  sweep->add_option("--jobs,-j", sa.jobs, "parallel processes")->check(CLI::Range(1u, 1024u))->capture_default_str();
+  sweep->add_option("--out", sa.out, "output directory (default: out/<study name>)");
+  sweep->add_flag("--fresh", sa.fresh,
                   "rerun every point (by default a finished point is reused if nothing it depends on changed)");
-  sweep->add_option("--shard", shard, "I/N: run only the I-th of N shares of the points (batch arrays); no tables");
-  sweep->add_flag("--collect", collect,
+  sweep->add_option("--shard", sa.shard, "I/N: run only the I-th of N shares of the points (batch arrays); no tables");
+  sweep->add_flag("--collect", sa.collect,
                   "run nothing; write the tables once every share is finished (refuses missing or stale points)");
+  return sweep;
+}
 
-  std::string check_fabric, check_dot;
-  std::vector<std::string> check_sets;
+// `fabricsim check` arguments.
+struct CheckArgs {
+  std::string fabric, dot;
+  std::vector<std::string> sets;
+};
+
+CLI::App* add_check_command(CLI::App& app, CheckArgs& ca) {
   auto* check = app.add_subcommand("check", "validate a fabric, print its summary, write its graph as Graphviz DOT");
-  check->add_option("fabric", check_fabric, "fabric YAML")->required();
-  check->add_option("--set", check_sets, "override a parameter: key.path=value (repeatable)")->allow_extra_args(false);
-  check->add_option("--dot", check_dot,
+  check->add_option("fabric", ca.fabric, "fabric YAML")->required();
+  check->add_option("--set", ca.sets, "override a parameter: key.path=value (repeatable)")->allow_extra_args(false);
+  check->add_option("--dot", ca.dot,
                     "DOT output file, or a folder for <fabric name>.dot (default: out/<fabric name>.dot)");
+  return check;
+}
 
-  cli::BenchArgs ba;
+CLI::App* add_bench_command(CLI::App& app, cli::BenchArgs& ba) {
   auto* bench = app.add_subcommand(
       "bench", "time `fabricsim run` as users run it (child processes): flit transmissions per wall-second");
   bench->add_option("fabric", ba.fabric,
@@ -492,7 +500,74 @@ int sc_main(int argc, char* argv[]) {
       ->check(CLI::Range(1u, 1000u))
       ->capture_default_str();
   bench->add_option("--against", ba.against, "another fabricsim binary to run interleaved; prints the ratio");
+  return bench;
+}
 
+int cmd_sweep(const SweepArgs& sa, const char* argv0) {
+  const sim::Study st = sim::load_study(sa.study_file);
+  sim::SweepOptions o;
+  o.jobs = sa.jobs;
+  o.fresh = sa.fresh;
+  o.collect = sa.collect;
+  if (!sa.shard.empty()) {
+    unsigned i = 0, n = 0;
+    char tail = 0;
+    if (std::sscanf(sa.shard.c_str(), "%u/%u%c", &i, &n, &tail) != 2 || n < 1 || i < 1 || i > n || n > 100000)
+      throw config::ConfigError(
+          fmt::format("--shard '{}': expected I/N with 1 <= I <= N, e.g. --shard 2/8", sa.shard));
+    o.shard_index = i;
+    o.shard_count = n;
+  }
+  if (sa.collect && (sa.fresh || !sa.shard.empty()))
+    throw config::ConfigError("--collect runs no point: give it without --fresh and --shard");
+  o.out_dir = sa.out.empty() ? (fs::path("out") / st.name).string() : sa.out;
+  o.self_exe = self_exe(argv0);
+  const int rc = sim::run_sweep(st, o);
+  if (rc == 0 && !o.shard_count && !sim::mpi_secondary_rank())
+    std::cout << fmt::format("wrote {0}/results.csv and {0}/summary.json\n", o.out_dir);
+  return rc;
+}
+
+int cmd_bench(cli::BenchArgs ba, const char* argv0) {
+  if (ba.fabric.empty()) {
+    ba.fabric = resolve_default("topologies/link-primary.yaml");
+    if (ba.sets.empty()) ba.sets.push_back("traffic.flits=1000000");
+  }
+  ba.self_exe = self_exe(argv0);
+  return cli::run_bench(ba);
+}
+
+int cmd_check(const CheckArgs& ca) {
+  const sim::FabricCheck c = sim::check_fabric(ca.fabric, ca.sets);
+  if (!sim::run_kind(c.kind).has_graph) {
+    std::cout << c.summary;
+    if (!ca.dot.empty()) std::cout << fmt::format("no graph written: a {} fabric has no fabric graph\n", c.kind);
+    return 0;
+  }
+  const std::string dot = dot_path(c.name, ca.dot);
+  write_dot(dot, c.dot);
+  std::cout << c.summary << fmt::format("wrote {}\n", dot);
+  return 0;
+}
+
+}  // namespace
+
+int sc_main(int argc, char* argv[]) {
+  (void)kBannerOff;
+  // Info reports (e.g. "Simulation stopped by user" after a terminal failure)
+  // stay off stdout; the program prints its own summary and diagnoses.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+  CLI::App app{"fabricsim: SystemC/TLM-2.0 virtual platform of a scale-up accelerator fabric"};
+  app.require_subcommand(1);
+  RunArgs ra;
+  SweepArgs sa;
+  CheckArgs ca;
+  cli::BenchArgs ba;
+  auto* run = add_run_command(app, ra);
+  auto* sweep = add_sweep_command(app, sa);
+  auto* check = add_check_command(app, ca);
+  auto* bench = add_bench_command(app, ba);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -505,51 +580,9 @@ int sc_main(int argc, char* argv[]) {
       if (ra.fabric.empty()) ra.fabric = resolve_default(kDefaultFabric);
       return cmd_run(ra);
     }
-    if (*sweep) {
-      const sim::Study st = sim::load_study(study_file);
-      sim::SweepOptions o;
-      o.jobs = jobs;
-      o.fresh = fresh;
-      o.collect = collect;
-      if (!shard.empty()) {
-        unsigned i = 0, n = 0;
-        char tail = 0;
-        if (std::sscanf(shard.c_str(), "%u/%u%c", &i, &n, &tail) != 2 || n < 1 || i < 1 || i > n || n > 100000)
-          throw config::ConfigError(
-              fmt::format("--shard '{}': expected I/N with 1 <= I <= N, e.g. --shard 2/8", shard));
-        o.shard_index = i;
-        o.shard_count = n;
-      }
-      if (collect && (fresh || !shard.empty()))
-        throw config::ConfigError("--collect runs no point: give it without --fresh and --shard");
-      o.out_dir = sweep_out.empty() ? (fs::path("out") / st.name).string() : sweep_out;
-      o.self_exe = self_exe(argv[0]);
-      const int rc = sim::run_sweep(st, o);
-      if (rc == 0 && !o.shard_count && !sim::mpi_secondary_rank())
-        std::cout << fmt::format("wrote {0}/results.csv and {0}/summary.json\n", o.out_dir);
-      return rc;
-    }
-    if (*bench) {
-      if (ba.fabric.empty()) {
-        ba.fabric = resolve_default("topologies/link-primary.yaml");
-        if (ba.sets.empty()) ba.sets.push_back("traffic.flits=1000000");
-      }
-      ba.self_exe = self_exe(argv[0]);
-      return cli::run_bench(ba);
-    }
-    if (*check) {
-      const sim::FabricCheck c = sim::check_fabric(check_fabric, check_sets);
-      if (!sim::run_kind(c.kind).has_graph) {
-        std::cout << c.summary;
-        if (!check_dot.empty())
-          std::cout << fmt::format("no graph written: a {} fabric has no fabric graph\n", c.kind);
-        return 0;
-      }
-      const std::string dot = dot_path(c.name, check_dot);
-      write_dot(dot, c.dot);
-      std::cout << c.summary << fmt::format("wrote {}\n", dot);
-      return 0;
-    }
+    if (*sweep) return cmd_sweep(sa, argv[0]);
+    if (*bench) return cmd_bench(ba, argv[0]);
+    if (*check) return cmd_check(ca);
   } catch (const config::ConfigError& e) {
     // Under mpirun every rank of a sweep loads the study: rank 0 alone says what is wrong.
     if (!(*sweep && sim::mpi_secondary_rank())) std::cerr << "error: " << e.what() << "\n";

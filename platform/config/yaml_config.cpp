@@ -145,6 +145,92 @@ Document load_document(const std::string& path) {
   return d;
 }
 
+namespace {
+
+// One step of a --set path: a map key, or a list index ("links[0]").
+struct PathStep {
+  std::string key;  // empty for an index step
+  std::size_t index = 0;
+  std::string name;  // the path up to and including this step, for messages
+};
+
+// The steps of `path` (assignment `a`, for messages): map keys, each
+// optionally followed by list indices. Throws ConfigError for a malformed path.
+std::vector<PathStep> parse_path(const std::string& a, const std::string& path) {
+  std::vector<PathStep> steps;
+  std::size_t i = 0;
+  std::string sofar;
+  auto bad = [&](const std::string& why) { throw ConfigError(one_line(fmt::format("--set '{}': {}", a, why))); };
+  while (i <= path.size()) {
+    std::size_t j = path.find_first_of(".[", i);
+    if (j == std::string::npos) j = path.size();
+    const std::string k = path.substr(i, j - i);
+    if (k.empty()) bad("empty key in path");
+    if (k.find(']') != std::string::npos) bad(fmt::format("unexpected ']' in '{}'", k));
+    sofar += (sofar.empty() ? "" : ".") + k;
+    steps.push_back({k, 0, sofar});
+    i = j;
+    while (i < path.size() && path[i] == '[') {
+      const std::size_t close = path.find(']', i);
+      const std::string digits = close == std::string::npos ? "" : path.substr(i + 1, close - i - 1);
+      if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9)
+        bad("a list index is written [N] with N a whole number, as in links[0].a");
+      sofar += "[" + digits + "]";
+      steps.push_back({"", static_cast<std::size_t>(std::stoul(digits)), sofar});
+      i = close + 1;
+    }
+    if (i == path.size()) break;
+    if (path[i] != '.') bad(fmt::format("expected '.' after '{}'", sofar));
+    ++i;
+    if (i == path.size()) bad("empty key in path");
+  }
+  return steps;
+}
+
+// Set value `v` at `steps` below `cur` (the document root; `who` names the assignment in messages).
+void set_at_path(YAML::Node cur, const std::vector<PathStep>& steps, const YAML::Node& v, const std::string& who) {
+  // Walk down with node references (yaml-cpp nodes are handles); missing
+  // maps on the way are created, list items must exist.
+  std::string parent;  // name of `cur`, for messages
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const PathStep& st = steps[i];
+    const bool last = i + 1 == steps.size();
+    if (st.key.empty()) {
+      if (!cur.IsSequence()) throw ConfigError(one_line(fmt::format("{}: '{}' is not a list", who, parent)));
+      if (st.index >= cur.size())
+        throw ConfigError(one_line(
+            fmt::format("{}: '{}' has {} item(s); index {} is past the end", who, parent, cur.size(), st.index)));
+      if (last) {
+        cur[st.index] = v;
+        break;
+      }
+      YAML::Node next = cur[st.index];
+      cur.reset(next);
+    } else {
+      if (!cur.IsMap())
+        throw ConfigError(one_line(
+            fmt::format("{}: '{}' is not a map", who, steps[i - 1].key.empty() ? parent : steps[i - 1].key)));
+      if (last) {
+        cur[st.key] = v;
+        break;
+      }
+      YAML::Node next = cur[st.key];
+      if (!next.IsDefined() || next.IsNull()) {
+        if (!steps[i + 1].key.empty()) {
+          cur[st.key] = YAML::Node(YAML::NodeType::Map);
+          next = cur[st.key];
+        } else {
+          throw ConfigError(one_line(fmt::format("{}: there is no list '{}' to index", who, st.name)));
+        }
+      }
+      cur.reset(next);
+    }
+    parent = st.name;
+  }
+}
+
+}  // namespace
+
 void apply_overrides(Document& doc, const std::vector<std::string>& assignments, const std::string& label) {
   for (const auto& a : assignments) {
     const auto eq = a.find('=');
@@ -153,86 +239,14 @@ void apply_overrides(Document& doc, const std::vector<std::string>& assignments,
     const std::string value = a.substr(eq + 1);
     const std::string who = label.empty() ? "--set " + path : label;
     if (value.find_first_not_of(" \t") == std::string::npos) throw ConfigError(fmt::format("{}: empty value", who));
-    // Steps: map keys, each optionally followed by list indices ("links[0]").
-    struct Step {
-      std::string key;  // empty for an index step
-      std::size_t index = 0;
-      std::string name;  // the path up to and including this step, for messages
-    };
-    std::vector<Step> steps;
-    {
-      std::size_t i = 0;
-      std::string sofar;
-      auto bad = [&](const std::string& why) { throw ConfigError(one_line(fmt::format("--set '{}': {}", a, why))); };
-      while (i <= path.size()) {
-        std::size_t j = path.find_first_of(".[", i);
-        if (j == std::string::npos) j = path.size();
-        const std::string k = path.substr(i, j - i);
-        if (k.empty()) bad("empty key in path");
-        if (k.find(']') != std::string::npos) bad(fmt::format("unexpected ']' in '{}'", k));
-        sofar += (sofar.empty() ? "" : ".") + k;
-        steps.push_back({k, 0, sofar});
-        i = j;
-        while (i < path.size() && path[i] == '[') {
-          const std::size_t close = path.find(']', i);
-          const std::string digits = close == std::string::npos ? "" : path.substr(i + 1, close - i - 1);
-          if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9)
-            bad("a list index is written [N] with N a whole number, as in links[0].a");
-          sofar += "[" + digits + "]";
-          steps.push_back({"", static_cast<std::size_t>(std::stoul(digits)), sofar});
-          i = close + 1;
-        }
-        if (i == path.size()) break;
-        if (path[i] != '.') bad(fmt::format("expected '.' after '{}'", sofar));
-        ++i;
-        if (i == path.size()) bad("empty key in path");
-      }
-    }
+    const std::vector<PathStep> steps = parse_path(a, path);
     YAML::Node v;
     try {
       v = YAML::Load(value);
     } catch (const YAML::Exception& e) {
       throw ConfigError(one_line(fmt::format("{}: cannot parse value '{}': {}", who, value, e.msg)));
     }
-    // Walk down with node references (yaml-cpp nodes are handles); missing
-    // maps on the way are created, list items must exist.
-    YAML::Node cur = doc.root;
-    std::string parent;  // name of `cur`, for messages
-    for (std::size_t i = 0; i < steps.size(); ++i) {
-      const Step& st = steps[i];
-      const bool last = i + 1 == steps.size();
-      if (st.key.empty()) {
-        if (!cur.IsSequence()) throw ConfigError(one_line(fmt::format("{}: '{}' is not a list", who, parent)));
-        if (st.index >= cur.size())
-          throw ConfigError(one_line(
-              fmt::format("{}: '{}' has {} item(s); index {} is past the end", who, parent, cur.size(), st.index)));
-        if (last) {
-          cur[st.index] = v;
-          break;
-        }
-        YAML::Node next = cur[st.index];
-        cur.reset(next);
-      } else {
-        if (!cur.IsMap())
-          throw ConfigError(one_line(
-              fmt::format("{}: '{}' is not a map", who, steps[i - 1].key.empty() ? parent : steps[i - 1].key)));
-        if (last) {
-          cur[st.key] = v;
-          break;
-        }
-        YAML::Node next = cur[st.key];
-        if (!next.IsDefined() || next.IsNull()) {
-          if (!steps[i + 1].key.empty()) {
-            cur[st.key] = YAML::Node(YAML::NodeType::Map);
-            next = cur[st.key];
-          } else {
-            throw ConfigError(one_line(fmt::format("{}: there is no list '{}' to index", who, st.name)));
-          }
-        }
-        cur.reset(next);
-      }
-      parent = st.name;
-    }
+    set_at_path(doc.root, steps, v, who);
     doc.overridden[path] = who;
   }
 }

@@ -22,8 +22,6 @@ namespace {
 constexpr std::uint64_t kMaxAccelerators = 4096;
 }  // namespace
 
-namespace {
-
 std::string where_of(const config::Section& s, const std::string& key) {
   // Section::fail formats "file:line:col: key 'x'"; reuse it to get the prefix.
   try {
@@ -37,6 +35,8 @@ std::string where_of(const config::Section& s, const std::string& key) {
   }
   return s.file();
 }
+
+namespace {
 
 models::accelerator_params parse_accel(config::Section s, const models::accelerator_params& base, bool& auto_mem) {
   models::accelerator_params p = base;
@@ -65,6 +65,8 @@ models::accelerator_params parse_accel(config::Section s, const models::accelera
   return p;
 }
 
+}  // namespace
+
 // A global address: "0x..." (hex) or a byte count with an optional unit
 // ("1GiB"); a multiple of AddressMap::kAlign.
 std::uint64_t parse_address(config::Section& s, const std::string& key) {
@@ -87,6 +89,8 @@ std::uint64_t parse_address(config::Section& s, const std::string& key) {
                             fabric_core::AddressMap::kAlign, fabric_core::AddressMap::kAlign));
   return a;
 }
+
+namespace {
 
 models::switch_params parse_switch(config::Section s, const models::switch_params& base) {
   models::switch_params p = base;

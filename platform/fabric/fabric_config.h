@@ -73,6 +73,17 @@ std::string fabric_kind(const config::Document& doc);
 /// commas or quotes would break links.csv.
 bool valid_node_id(const std::string& id);
 
+/// "file:line:col" of `key` in section `s` as Section::fail writes it (or
+/// "--set ..." for a value from the command line), for errors found after
+/// parsing (SourceRef::where).
+std::string where_of(const config::Section& s, const std::string& key);
+
+/// A global address at `key` (fabric.address_base, a node's or host memory's
+/// `address:`): "0x..." (hex, at most 64 bits) or a byte count with an
+/// optional unit ("1GiB"). Throws ConfigError at `key` if it is neither or
+/// not a multiple of fabric_core::AddressMap::kAlign (4 KiB).
+std::uint64_t parse_address(config::Section& s, const std::string& key);
+
 /// Parse a ring / switched-pod / explicit fabric file. Throws ConfigError
 /// naming file, line and key for unknown keys, bad units, duplicate or
 /// malformed node ids, node kinds other than accelerator and ualink-switch,

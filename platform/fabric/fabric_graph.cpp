@@ -79,6 +79,12 @@ struct FabricGraph::Impl {
       throw std::out_of_range("fabric graph: rank " + std::to_string(r) + " out of range (" +
                               std::to_string(acc.size()) + " accelerators)");
   }
+  void add_nodes(const FabricSpec& spec);
+  void add_links(const FabricSpec& spec);
+  void check_reachable(const FabricSpec& spec);
+  void compute_distances();
+  void compute_forwarding();
+  void compute_classes();
   void check_node(std::size_t v) const {
     if (v >= n)
       throw std::out_of_range("fabric graph: node " + std::to_string(v) + " out of range (" + std::to_string(n) +
@@ -92,21 +98,28 @@ FabricGraph::FabricGraph(const FabricSpec& spec) {
   m.name = spec.name;
   m.generator = spec.generator;
   m.n = spec.nodes.size();
-  const std::size_t n = m.n;
+  m.add_nodes(spec);
+  m.add_links(spec);
+  m.check_reachable(spec);
+  m.compute_distances();
+  m.compute_forwarding();
+  m.compute_classes();
+  impl_ = std::move(p);
+}
 
-  // --- nodes: unique ids, accelerator ranks ---------------------------------
+// Nodes: unique ids; endpoints of routes are accelerators (ranks 0..N-1), then tlm-initiators (N..).
+void FabricGraph::Impl::add_nodes(const FabricSpec& spec) {
   std::unordered_map<std::string, std::size_t> by_id;
-  // Endpoints of routes: accelerators (ranks 0..N-1), then tlm-initiators (N..).
   std::size_t num_acc = 0;
   for (const auto& x : spec.nodes) num_acc += is_endpoint_kind(x.kind);
-  m.rank.assign(n, -1);
-  m.acc.assign(num_acc, n);
+  rank.assign(n, -1);
+  acc.assign(num_acc, n);
   std::size_t decl = 0;
   for (std::size_t v = 0; v < n; ++v) {
     const NodeSpec& node = spec.nodes[v];
-    m.ids.push_back(node.id);
-    m.kinds.push_back(node.kind);
-    m.node_src.push_back(node.src);
+    ids.push_back(node.id);
+    kinds.push_back(node.kind);
+    node_src.push_back(node.src);
     auto [it, fresh] = by_id.emplace(node.id, v);
     if (!fresh)
       throw FabricError(at(node.src, "duplicate node id '" + node.id + "' (first declared at " +
@@ -117,16 +130,18 @@ FabricGraph::FabricGraph(const FabricSpec& spec) {
     if (static_cast<std::size_t>(r) >= num_acc)
       throw FabricError(at(node.src, "accelerator '" + node.id + "': rank " + std::to_string(r) + " out of range (" +
                                          std::to_string(num_acc) + " accelerators)"));
-    if (m.acc[r] != n)
+    if (acc[r] != n)
       throw FabricError(at(node.src, "accelerator '" + node.id + "': duplicate rank " + std::to_string(r) + " (also '" +
-                                         m.ids[m.acc[r]] + "' at " + place(spec.nodes[m.acc[r]].src) + ")"));
-    m.acc[r] = v;
-    m.rank[v] = r;
+                                         ids[acc[r]] + "' at " + place(spec.nodes[acc[r]].src) + ")"));
+    acc[r] = v;
+    rank[v] = r;
   }
+}
 
-  // --- links: endpoints, ports ---------------------------------------------
-  m.adj.assign(n, {});
-  m.links.reserve(spec.links.size());
+// Links: endpoints, ports (each used once, within a declared count), adjacency sorted by port.
+void FabricGraph::Impl::add_links(const FabricSpec& spec) {
+  adj.assign(n, {});
+  links.reserve(spec.links.size());
   std::unordered_map<std::uint64_t, std::size_t> port_user;  // (node << 32 | port) -> link
   port_user.reserve(2 * spec.links.size());
   for (std::size_t l = 0; l < spec.links.size(); ++l) {
@@ -136,7 +151,7 @@ FabricGraph::FabricGraph(const FabricSpec& spec) {
         throw FabricError(at(ln.src, std::string("dangling link endpoint: ") + end + " = node " + std::to_string(idx) +
                                          ", but the fabric has " + std::to_string(n) + " nodes"));
     if (ln.a == ln.b)
-      throw FabricError(at(ln.src, "link connects node '" + m.ids[ln.a] + "' to itself (ports " +
+      throw FabricError(at(ln.src, "link connects node '" + ids[ln.a] + "' to itself (ports " +
                                        std::to_string(ln.a_port) + " and " + std::to_string(ln.b_port) + ")"));
     for (auto [v, port] : {std::pair<std::size_t, std::uint32_t>{ln.a, ln.a_port}, {ln.b, ln.b_port}}) {
       const NodeSpec& node = spec.nodes[v];
@@ -149,70 +164,80 @@ FabricGraph::FabricGraph(const FabricSpec& spec) {
                                          "' used twice: by this link and by the link at " +
                                          place(spec.links[it->second].src)));
     }
-    m.links.push_back({ln.a, ln.b, ln.a_port, ln.b_port});
-    m.adj[ln.a].push_back({ln.a_port, l, ln.b});
-    m.adj[ln.b].push_back({ln.b_port, l, ln.a});
+    links.push_back({ln.a, ln.b, ln.a_port, ln.b_port});
+    adj[ln.a].push_back({ln.a_port, l, ln.b});
+    adj[ln.b].push_back({ln.b_port, l, ln.a});
   }
-  for (auto& ports : m.adj)
+  for (auto& ports : adj)
     std::sort(ports.begin(), ports.end(), [](const Hop& x, const Hop& y) { return x.port < y.port; });
-  for (std::size_t v : m.acc)
-    if (m.adj[v].empty())
+  for (std::size_t v : acc)
+    if (adj[v].empty())
       throw FabricError(
-          at(spec.nodes[v].src, "accelerator '" + m.ids[v] + "' (rank " + std::to_string(m.rank[v]) + ") has no link"));
+          at(spec.nodes[v].src, "accelerator '" + ids[v] + "' (rank " + std::to_string(rank[v]) + ") has no link"));
+}
 
-  // --- Boost graph, reachability --------------------------------------------
-  m.g = Graph(n);
-  for (std::size_t l = 0; l < m.links.size(); ++l) boost::add_edge(m.links[l].a, m.links[l].b, EdgeProps{l}, m.g);
+// Boost graph; every accelerator reachable from rank 0.
+void FabricGraph::Impl::check_reachable(const FabricSpec& spec) {
+  const std::size_t num_acc = acc.size();
+  g = Graph(n);
+  for (std::size_t l = 0; l < links.size(); ++l) boost::add_edge(links[l].a, links[l].b, EdgeProps{l}, g);
   if (num_acc > 1) {
     std::vector<int> comp(n);
-    boost::connected_components(m.g,
-                                boost::make_iterator_property_map(comp.begin(), boost::get(boost::vertex_index, m.g)));
-    const std::size_t v0 = m.acc[0];
+    boost::connected_components(g,
+                                boost::make_iterator_property_map(comp.begin(), boost::get(boost::vertex_index, g)));
+    const std::size_t v0 = acc[0];
     for (std::size_t r = 1; r < num_acc; ++r) {
-      const std::size_t v = m.acc[r];
+      const std::size_t v = acc[r];
       if (comp[v] != comp[v0])
-        throw FabricError(at(spec.nodes[v].src, "accelerator '" + m.ids[v] + "' (rank " + std::to_string(r) +
-                                                    ") and accelerator '" + m.ids[v0] +
+        throw FabricError(at(spec.nodes[v].src, "accelerator '" + ids[v] + "' (rank " + std::to_string(r) +
+                                                    ") and accelerator '" + ids[v0] +
                                                     "' (rank 0) are unreachable from each other"));
     }
   }
+}
 
-  // --- distances: one BFS per destination rank (graph is undirected) --------
-  m.dist.assign(num_acc * n, -1);
+// Distances: one BFS per destination rank (the graph is undirected).
+void FabricGraph::Impl::compute_distances() {
+  const std::size_t num_acc = acc.size();
+  dist.assign(num_acc * n, -1);
   for (std::size_t r = 0; r < num_acc; ++r) {
-    auto d = m.dist.begin() + static_cast<std::ptrdiff_t>(r * n);
-    auto dmap = boost::make_iterator_property_map(d, boost::get(boost::vertex_index, m.g));
-    const Vertex s = m.acc[r];
+    auto d = dist.begin() + static_cast<std::ptrdiff_t>(r * n);
+    auto dmap = boost::make_iterator_property_map(d, boost::get(boost::vertex_index, g));
+    const Vertex s = acc[r];
     d[static_cast<std::ptrdiff_t>(s)] = 0;
     boost::breadth_first_search(
-        m.g, s, boost::visitor(boost::make_bfs_visitor(boost::record_distances(dmap, boost::on_tree_edge()))));
+        g, s, boost::visitor(boost::make_bfs_visitor(boost::record_distances(dmap, boost::on_tree_edge()))));
   }
+}
 
-  // --- forwarding tables: (node, rank) -> index into adj[node] --------------
-  m.next.assign(num_acc * n, kNoHop);
+// Forwarding tables: (node, rank) -> index into adj[node], among the ports one hop closer.
+void FabricGraph::Impl::compute_forwarding() {
+  const std::size_t num_acc = acc.size();
+  next.assign(num_acc * n, kNoHop);
   std::vector<std::uint32_t> cand;
   for (std::size_t r = 0; r < num_acc; ++r) {
-    const int* d = m.dist.data() + r * n;
+    const int* d = dist.data() + r * n;
     for (std::size_t v = 0; v < n; ++v) {
       if (d[v] <= 0) continue;  // unreachable, or the destination itself
       cand.clear();
-      const auto& ports = m.adj[v];
+      const auto& ports = adj[v];
       for (std::uint32_t i = 0; i < ports.size(); ++i)
         if (d[ports[i].next_node] == d[v] - 1) cand.push_back(i);
-      m.next[r * n + v] = cand[(v + r) % cand.size()];
+      next[r * n + v] = cand[(v + r) % cand.size()];
     }
   }
+}
 
-  // --- path classes, diameter -----------------------------------------------
+// Path classes (hop count -> ordered rank pairs) and diameter.
+void FabricGraph::Impl::compute_classes() {
+  const std::size_t num_acc = acc.size();
   for (std::size_t s = 0; s < num_acc; ++s)
     for (std::size_t r = 0; r < num_acc; ++r) {
       if (s == r) continue;
-      const int h = m.dist[r * n + m.acc[s]];
-      ++m.classes[h];
-      m.diameter = std::max(m.diameter, h);
+      const int h = dist[r * n + acc[s]];
+      ++classes[h];
+      diameter = std::max(diameter, h);
     }
-
-  impl_ = std::move(p);
 }
 
 std::size_t FabricGraph::num_nodes() const { return impl_->n; }

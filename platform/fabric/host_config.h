@@ -13,6 +13,8 @@
 #include "models/accelerator/accelerator_params.h"
 #include "models/pcie/core/pcie_engine.h"
 #include "platform/config/yaml_config.h"
+#include "platform/fabric/fabric_spec.h"
+#include "sw/decode.h"
 #include "sw/schedule.h"
 #include "sw/selection.h"
 
@@ -35,6 +37,11 @@ struct HostSpec {
     int partition = 0;
     std::uint32_t lanes = 16;
     std::uint32_t gen = 5;
+    /// `address:` given: global base address of the GPU's memory (bytes);
+    /// otherwise assigned (sim::host_address_map).
+    bool has_address = false;
+    std::uint64_t address = 0;
+    SourceRef address_src;  ///< where `address:` is (or the GPU's id, if absent)
   };
   std::vector<Bridge> bridges;
   std::vector<Partition> partitions;
@@ -47,6 +54,12 @@ struct HostSpec {
   // Bandwidths, bytes per second (0: no limit).
   double nbio_port_Bps = 0, data_fabric_port_Bps = 0, host_memory_Bps = 0;
   std::uint64_t host_memory_bytes = 256ull << 20;
+  /// fabric.host_memory.address given: its global base address (bytes).
+  bool host_memory_has_address = false;
+  std::uint64_t host_memory_address = 0;
+  SourceRef host_memory_address_src;  ///< where `address:` is (or fabric.host_memory, if absent)
+  /// First global address the assignment of base addresses tries (fabric.address_base, bytes; default 0).
+  std::uint64_t address_base = 0;
   pcie::PcieEngineParams engine;  ///< burst, interleave, stall calendar, read stall, write ordering
   models::accelerator_params gpu;
 };
@@ -75,20 +88,9 @@ struct HostWorkload {
 };
 
 /// Decode-round workload with transport selection (host-bridge.md §6,
-/// collectives.md §5-§6): per round, `layers` x (compute gap, then one
-/// AllReduce of each size in `allreduces`); the transport of each size comes
-/// from the selection policy, decided once at start-up.
-struct DecodeSpec {
-  sw::Selection selection = sw::Selection::race_median;
-  std::vector<std::uint64_t> allreduces{80 * 1024};  ///< bytes per GPU, per layer
-  std::uint32_t layers = 8;
-  std::uint64_t compute_ps = 20'000'000;         ///< gap before each AllReduce
-  std::vector<std::string> candidates;           ///< race candidates
-  bool drop_reads_when_crossing = false;         ///< race: drop read modes if the group spans quadrants
-  std::uint64_t race_window_ps = 2'000'000'000;  ///< per candidate and size
-  bool random_start_phase = true;                ///< start at a seed-derived phase of the stall period
-  sw::Ladder ladder, switch_local, quadrant_crossing;
-};
+/// collectives.md §5-§6): the program's spec (sw/decode.h), parsed from the
+/// `decode:` section.
+using DecodeSpec = sw::DecodeSpec;
 
 /// Everything one host run needs.
 struct HostRunConfig {

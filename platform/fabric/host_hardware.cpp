@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "platform/config/units.h"
+#include "platform/fabric/fabric_config.h"
 #include "platform/fabric/host_parse.h"
 
 namespace fabricsim::fabric::host_parse {
@@ -121,6 +122,12 @@ void gpus(config::Section& f, HostSpec& H, const std::map<std::string, int>& par
     gpu.lanes = static_cast<std::uint32_t>(g.integer("lanes", H.lanes, 1, 32));
     if (gpu.lanes & (gpu.lanes - 1)) g.fail("lanes", "a PCIe link has 1, 2, 4, 8, 16 or 32 lanes");
     gpu.gen = static_cast<std::uint32_t>(g.integer("gen", H.gen, 1, 5));
+    const char* key = g.has("address") ? "address" : "id";
+    gpu.address_src = {where_of(g, key), g.path() + "." + key};
+    if (g.has("address")) {
+      gpu.has_address = true;
+      gpu.address = parse_address(g, "address");
+    }
     if (!gpus.emplace(id, gpu).second) g.fail("id", fmt::format("GPU {} is listed twice", id));
     g.finish();
   }
@@ -196,6 +203,14 @@ config::Section fabric_section(config::Section& root, HostSpec& H) {
   config::Section hm = f.child_or_empty("host_memory");
   H.host_memory_bytes = hm.bytes("size", 256ull << 20);
   if (H.host_memory_bytes == 0) hm.fail("size", "host memory must be > 0");
+  if (hm.has("address")) {
+    H.host_memory_has_address = true;
+    H.host_memory_address = parse_address(hm, "address");
+    H.host_memory_address_src = {where_of(hm, "address"), hm.path() + ".address"};
+  } else {
+    H.host_memory_address_src = {where_of(f, "host_memory"), f.path() + ".host_memory"};
+  }
+  if (f.has("address_base")) H.address_base = parse_address(f, "address_base");
   hm.finish();
   f.finish();
   return hm;

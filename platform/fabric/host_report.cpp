@@ -27,6 +27,13 @@ void hardware_json(const HostSpec& H, nlohmann::ordered_json& j) {
                  {"gpus", H.gpus.size()},
                  {"gpu_link_overrides", lanes},
                  {"host_memory_bytes", H.host_memory_bytes}};
+  // Declared base addresses only (the assigned ones depend on the workload's memory; `check` prints the map).
+  nlohmann::ordered_json addr = nlohmann::ordered_json::object();
+  for (std::size_t g = 0; g < H.gpus.size(); ++g)
+    if (H.gpus[g].has_address) addr[fmt::format("gpu{}", g)] = H.gpus[g].address;
+  if (H.host_memory_has_address) addr["host_memory"] = H.host_memory_address;
+  if (H.address_base) j["fabric"]["address_base"] = H.address_base;
+  if (!addr.empty()) j["fabric"]["addresses"] = addr;
   j["link"] = {{"gen", H.gen},
                {"lanes", H.lanes},
                {"max_payload_bytes", H.max_payload},

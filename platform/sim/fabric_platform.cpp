@@ -131,26 +131,28 @@ void attach_tlm_initiator(fabric::FabricRunConfig& cfg, const std::string& id, c
 }
 
 FabricPlatform::FabricPlatform(const fabric::FabricRunConfig& cfg, bool validated) {
-  const auto& F = cfg.fabric;
   if (!validated) validate_fabric(cfg);
-  auto graph = std::make_shared<const fabric::FabricGraph>(F);
-  const int N = static_cast<int>(F.accelerators());
+  const auto graph = std::make_shared<const fabric::FabricGraph>(cfg.fabric);
+  const auto switches = build_modules(cfg);
+  build_kernel(cfg, graph, switches);
+}
+
+// Modules through the registry, by kind; a tlm-initiator is the user's module
+// (recorded with its rank). Returns each node's switch module (or null), by node index.
+std::vector<models::ualink_switch*> FabricPlatform::build_modules(const fabric::FabricRunConfig& cfg) {
+  const auto& F = cfg.fabric;
   const std::uint64_t need_memory = workload_memory_bytes(cfg);
   std::uint32_t min_flags = 0;
   if (const auto& S = cfg.workload.schedule; S && cfg.workload.run)
     min_flags =
         sw::layout_schedule(*S, cfg.workload.collective.bytes, uses_threadblock_rate(cfg) ? sw::kRatePieceBytes : 0)
             .flags;
-
-  // Modules through the registry, by kind; a tlm-initiator is the user's module.
-  acc_.assign(N, nullptr);
-  rank_names_.assign(N, {});
-  std::vector<std::pair<int, std::string>> inits;        // (rank, id)
-  std::vector<models::ualink_switch*> switch_of(F.nodes.size(), nullptr);  // by node index
+  reserve_ranks(static_cast<int>(F.accelerators()));
+  std::vector<models::ualink_switch*> switch_of(F.nodes.size(), nullptr);
   for (std::size_t i = 0; i < F.nodes.size(); ++i) {
     const auto& n = F.nodes[i];
     if (n.kind == fabric::kTlmInitiator) {
-      inits.push_back({n.rank, n.id});
+      inits_.push_back({n.rank, n.id});
       continue;
     }
     models::node_config nc;
@@ -171,19 +173,23 @@ FabricPlatform::FabricPlatform(const fabric::FabricRunConfig& cfg, bool validate
         throw fabric::FabricError(
             fmt::format("{}: key '{}': the collective needs {} B of accelerator memory, {} has {} B", n.src.where,
                         n.src.key, need_memory, n.id, p.memory_bytes));
-      modules_.push_back(models::model_registry::instance().create(n.kind, n.id.c_str(), nc, p));
+      add_accelerator(n.id, nc, p);
     } else {
-      modules_.push_back(models::model_registry::instance().create(n.kind, n.id.c_str(), nc, n.sw));
+      switch_of[i] = dynamic_cast<models::ualink_switch*>(&create<sc_core::sc_module>(n.kind, n.id, nc, n.sw));
     }
-    if (n.kind == "accelerator") {
-      acc_[n.rank] = dynamic_cast<models::accelerator*>(modules_.back().get());
-      rank_names_[n.rank] = modules_.back()->name();
-    }
-    switch_of[i] = dynamic_cast<models::ualink_switch*>(modules_.back().get());
   }
-  // Timing core: accelerators and tlm-initiators are its endpoints (ranks);
-  // the scheduler drives each switch module's component.
-  const int endpoints = N + static_cast<int>(inits.size());
+  return switch_of;
+}
+
+// Timing core: accelerators and tlm-initiators are its endpoints (ranks); the
+// scheduler drives each switch module's component. Then the kernel, with one
+// target socket per tlm-initiator and the global address map.
+void FabricPlatform::build_kernel(const fabric::FabricRunConfig& cfg,
+                                  const std::shared_ptr<const fabric::FabricGraph>& graph,
+                                  const std::vector<models::ualink_switch*>& switch_of) {
+  const auto& F = cfg.fabric;
+  const int N = ranks();
+  const int endpoints = N + static_cast<int>(inits_.size());
   std::vector<fabric_core::EngineNode> en;
   for (std::size_t i = 0; i < F.nodes.size(); ++i) {
     const auto& n = F.nodes[i];
@@ -199,35 +205,18 @@ FabricPlatform::FabricPlatform(const fabric::FabricRunConfig& cfg, bool validate
   auto engine = std::make_unique<fabric_core::FabricEngine>(std::move(en), std::move(el), cfg.seed,
                                                             std::make_shared<GraphRouting>(graph));
   // External initiators in rank order: socket k is endpoint N + k.
-  std::sort(inits.begin(), inits.end());
+  std::sort(inits_.begin(), inits_.end());
   models::fabric_kernel::tlm_boundary b;
-  for (const auto& [r, id] : inits) initiators_.push_back(id), b.initiators.push_back(id);
+  for (const auto& [r, id] : inits_) b.initiators.push_back(id);
   b.map = sim::address_map(cfg);
-  kernel_ = std::make_unique<models::fabric_kernel>("fabric", std::move(engine), N, rank_names_, cfg.deadline_ps, 0,
-                                                    std::move(b));
-  for (int r = 0; r < N; ++r) {
-    acc_[r]->dma.bind(kernel_->dma_in);
-    kernel_->mem_out.bind(acc_[r]->mem);
-    acc_[r]->sync.bind(kernel_->sync_export);
-  }
-}
-
-models::accelerator& FabricPlatform::accelerator(const std::string& node) {
-  for (auto* a : acc_)
-    if (a->basename() == node) return *a;
-  throw std::out_of_range("no accelerator '" + node + "'");
+  bind_kernel(std::make_unique<models::fabric_kernel>("fabric", std::move(engine), N, rank_names(), cfg.deadline_ps,
+                                                      0, std::move(b)));
 }
 
 tlm::tlm_target_socket<32>& FabricPlatform::target_socket(const std::string& node) {
-  for (std::size_t k = 0; k < initiators_.size(); ++k)
-    if (initiators_[k] == node) return kernel_->tlm_target(k);
+  for (std::size_t k = 0; k < inits_.size(); ++k)
+    if (inits_[k].second == node) return kernel().tlm_target(k);
   throw std::out_of_range("no tlm-initiator node '" + node + "'");
-}
-
-std::uint64_t FabricPlatform::base_address(const std::string& node) const {
-  for (const auto& r : kernel_->address_map().regions())
-    if (r.name == node) return r.base;
-  throw std::out_of_range("no accelerator '" + node + "' in the address map");
 }
 
 }  // namespace fabricsim::sim

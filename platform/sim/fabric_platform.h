@@ -17,6 +17,14 @@
 #include "models/fabric/core/address_map.h"
 #include "models/fabric/fabric_kernel.h"
 #include "platform/fabric/fabric_config.h"
+#include "platform/sim/platform.h"
+
+namespace fabricsim::models {
+class ualink_switch;
+}
+namespace fabricsim::fabric {
+class FabricGraph;
+}
 
 namespace fabricsim::sim {
 
@@ -51,38 +59,30 @@ fabric_core::AddressMap address_map(const fabric::FabricRunConfig& cfg);
 void attach_tlm_initiator(fabric::FabricRunConfig& cfg, const std::string& id, const std::string& at,
                           std::uint32_t port);
 
-/// An elaborated UALink fabric. Construct once per process, before
-/// sc_start(); the modules live as long as this object. Accelerators run no
-/// program unless given one (accelerator(r).set_program).
-class FabricPlatform {
+/// An elaborated UALink fabric (the elaboration stage of `run` for ring,
+/// switched-pod and explicit fabrics; platform.h). Construct once per
+/// process, before sc_start(); the modules live as long as this object.
+/// Accelerators run no program unless given one (accelerator(r).set_program).
+class FabricPlatform : public KernelPlatform {
  public:
   /// Validates (validate_fabric; skipped if the caller did: `validated`) and
-  /// elaborates. Throws fabric::FabricError or config::ConfigError for a
-  /// fabric that cannot be built.
+  /// elaborates: the modules of the nodes, then the timing core (switch
+  /// components with forwarding tables from the fabric graph) and the
+  /// kernel. Throws fabric::FabricError or config::ConfigError for a fabric
+  /// that cannot be built.
   explicit FabricPlatform(const fabric::FabricRunConfig& cfg, bool validated = false);
 
-  int ranks() const { return static_cast<int>(acc_.size()); }
-  models::accelerator& accelerator(int rank) { return *acc_.at(static_cast<std::size_t>(rank)); }
-  /// Accelerator by node id; throws std::out_of_range.
-  models::accelerator& accelerator(const std::string& node);
-  const std::vector<std::string>& rank_names() const { return rank_names_; }
-  /// Every module elaborated from the fabric's nodes (accelerators, switches), in node order.
-  const std::vector<std::unique_ptr<sc_core::sc_module>>& modules() const { return modules_; }
-  models::fabric_kernel& kernel() { return *kernel_; }
-  const fabric_core::AddressMap& address_map() const { return kernel_->address_map(); }
   /// Target socket of the tlm-initiator node `node`, for the user's initiator
   /// socket to bind before sc_start(). Throws std::out_of_range if no
   /// tlm-initiator has that id.
   tlm::tlm_target_socket<32>& target_socket(const std::string& node);
-  /// Global base address of accelerator `node`'s memory; throws std::out_of_range.
-  std::uint64_t base_address(const std::string& node) const;
 
  private:
-  std::vector<std::unique_ptr<sc_core::sc_module>> modules_;
-  std::vector<models::accelerator*> acc_;
-  std::vector<std::string> rank_names_;
-  std::vector<std::string> initiators_;
-  std::unique_ptr<models::fabric_kernel> kernel_;
+  std::vector<models::ualink_switch*> build_modules(const fabric::FabricRunConfig& cfg);
+  void build_kernel(const fabric::FabricRunConfig& cfg, const std::shared_ptr<const fabric::FabricGraph>& graph,
+                    const std::vector<models::ualink_switch*>& switch_of);
+
+  std::vector<std::pair<int, std::string>> inits_;  ///< tlm-initiators (rank, node id), sorted by rank
 };
 
 }  // namespace fabricsim::sim

@@ -459,7 +459,6 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   std::vector<models::accelerator*> acc(N, nullptr);
   for (int r = 0; r < N; ++r) acc[r] = &plat.accelerator(r);
   const std::vector<std::string>& rank_names = plat.rank_names();
-  models::fabric_kernel* kernel = &plat.kernel();
 
   auto timing = std::make_shared<Timing>();
   timing->start.assign(c.iters, 0);
@@ -468,21 +467,16 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   set_programs(c, acc, program, timing);
 
   FabricRunResult res;
-  if (trace) {
-    for (int r = 0; r < N; ++r) trace->name_thread(1, r, rank_names[r]);
-    trace_dma_operations(*kernel, *trace, rank_names);
-  }
-  res.diagnosis = simulate(*kernel, progress, [](std::uint64_t sim_ps, std::uint64_t done) {
+  if (trace) plat.trace_operations(*trace);
+  res.diagnosis = plat.simulate(progress, [](std::uint64_t sim_ps, std::uint64_t done) {
     return fmt::format("{:.1f} us simulated, {} transfers done", sim_ps / 1e6, done);
   });
   if (!res.diagnosis.empty()) return res;
-  res.link_down = kernel->link_down();
-  for (int r = 0; r < N && res.link_down.empty(); ++r)
-    if (!acc[r]->done()) {
-      res.ok = false;
-      res.diagnosis = fmt::format("{} did not finish: waits for {}", acc[r]->name(), acc[r]->waiting_for());
-      return res;
-    }
+  res.link_down = plat.kernel().link_down();
+  if (res.link_down.empty()) {
+    res.diagnosis = plat.unfinished();
+    if (!res.diagnosis.empty()) return res;
+  }
   res.ok = true;
 
   const bool completed = res.link_down.empty() && !program;  // a custom program has no collective row
@@ -500,7 +494,7 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
     sched_json = rep.json;
     sched_summary = rep.summary;
   }
-  const auto& eng = dynamic_cast<const fabric_core::FabricEngine&>(kernel->engine());
+  const auto& eng = dynamic_cast<const fabric_core::FabricEngine&>(plat.kernel().engine());
   const LinkTotals t = link_stats(cfg.fabric, eng, res);
   result_json(c, plat, t, completed, sched_json, res);
   res.summary = run_summary(c, eng, t, sched_summary, res);

@@ -19,6 +19,7 @@
 #include "models/registry.h"
 #include "platform/config/yaml_config.h"
 #include "platform/sim/fabric_run.h"
+#include "platform/sim/host_platform.h"
 #include "platform/sim/kernel_hooks.h"
 #include "platform/sim/schedule_report.h"
 #include "platform/stats/summary.h"
@@ -59,122 +60,6 @@ std::uint64_t cell_duration_ps(const fabric::HostRunConfig& c) {
 }
 
 namespace {
-struct DecodeShared {
-  std::vector<std::string> transport;                         // per allreduce size index
-  std::vector<std::vector<std::vector<std::uint64_t>>> race;  // [candidate][rank][op] of the size being raced
-  std::vector<std::string> race_log;                          // "size: cand=median/mean ..." per size
-  std::vector<std::uint64_t> round_ps;
-  std::uint64_t selection_end_ps = 0;
-};
-
-// One operation the harness way: flags reset behind barriers, then the start
-// barrier's cost and the collective. Returns this GPU's time, ps.
-std::uint64_t timed_op(models::accelerator_api& a, const sw::CollectiveSpec& spec, std::uint64_t barrier_ps) {
-  a.barrier();
-  a.reset_flags();
-  a.barrier();
-  const std::uint64_t t0 = a.now_ps();
-  a.compute(barrier_ps);
-  sw::run_collective(a, spec);
-  return a.now_ps() - t0;
-}
-
-// Rank 0, after the race of AllReduce size `si`: per operation the slowest
-// GPU's time of each candidate; pick by the policy's statistic and log
-// "<bytes>B: cand=median/mean us(ops) ...".
-void pick_from_race(DecodeShared& sh, const fabric::DecodeSpec& D, std::size_t si,
-                    const std::vector<std::string>& cands, int N) {
-  const std::uint64_t bytes = D.allreduces[si];
-  std::vector<std::vector<double>> per_op(cands.size());
-  std::string log = std::to_string(bytes) + "B:";
-  for (std::size_t ci = 0; ci < cands.size(); ++ci) {
-    const auto& rr = sh.race[ci];
-    for (std::size_t op = 0; op < rr[0].size(); ++op) {
-      std::uint64_t worst = 0;
-      for (int r = 0; r < N; ++r) worst = std::max(worst, op < rr[r].size() ? rr[r][op] : 0);
-      per_op[ci].push_back(static_cast<double>(worst) / 1e6);
-    }
-  }
-  const auto by = D.selection == sw::Selection::race_mean ? sw::RaceBy::mean : sw::RaceBy::median;
-  sh.transport[si] = cands[sw::race_pick(per_op, by)];
-  for (std::size_t ci = 0; ci < cands.size(); ++ci) {
-    auto v = per_op[ci];
-    if (v.empty()) continue;
-    double mean = 0;
-    for (double x : v) mean += x;
-    mean /= static_cast<double>(v.size());
-    std::sort(v.begin(), v.end());
-    const std::size_t m = v.size();
-    const double median = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);  // as race_pick
-    log += fmt::format(" {}={:.2f}/{:.2f}us({})", cands[ci], median, mean, m);
-  }
-  sh.race_log.push_back(log);
-}
-
-// One GPU's decode program: fill the input, select a transport per AllReduce
-// size (ladder, fabric class, or a race of the candidates), then decode rounds
-// until max_rounds or the cell's end.
-void decode_program(models::accelerator_api& a, DecodeShared& sh, const fabric::DecodeSpec& D, const sw::Layout& L,
-                    bool data, std::uint64_t max_rounds, std::uint64_t cell_ps, std::uint64_t barrier_ps, int N,
-                    std::uint64_t chunk, bool crossing, bool barriers) {
-  const int rank = a.rank();
-  if (data) {
-    float* in = reinterpret_cast<float*>(a.memory() + L.in);
-    for (std::uint64_t i = 0; i < L.in_bytes / 4; ++i) in[i] = sw::input_value(sw::Op::allreduce, rank, i);
-  }
-  auto spec_of = [&](const std::string& t, std::uint64_t bytes) {
-    auto s = sw::transport_spec(t, bytes, N);
-    s.chunk_bytes = chunk;
-    s.fabric_barriers = barriers;
-    return s;
-  };
-  // Selection, once, identically on every GPU.
-  for (std::size_t si = 0; si < D.allreduces.size(); ++si) {
-    const std::uint64_t bytes = D.allreduces[si];
-    if (D.selection == sw::Selection::ladder) {
-      sh.transport[si] = D.ladder.pick(bytes);
-      continue;
-    }
-    if (D.selection == sw::Selection::fabric_class) {
-      sh.transport[si] = (crossing ? D.quadrant_crossing : D.switch_local).pick(bytes);
-      continue;
-    }
-    std::vector<std::string> cands = D.candidates;
-    if (crossing && D.drop_reads_when_crossing) cands = sw::without_peer_reads(cands);
-    if (rank == 0) sh.race.assign(cands.size(), std::vector<std::vector<std::uint64_t>>(N));
-    for (std::size_t ci = 0; ci < cands.size(); ++ci) {
-      a.barrier();
-      const std::uint64_t start = a.now_ps();
-      const auto spec = spec_of(cands[ci], bytes);
-      while (true) {
-        a.barrier();
-        if (a.now_ps() >= start + D.race_window_ps) break;
-        sh.race[ci][rank].push_back(timed_op(a, spec, barrier_ps));
-      }
-    }
-    a.barrier();
-    if (rank == 0) pick_from_race(sh, D, si, cands, N);
-    a.barrier();
-  }
-  a.barrier();
-  const std::uint64_t t_sel = a.now_ps();
-  if (rank == 0) sh.selection_end_ps = t_sel;
-  // Decode rounds.
-  std::vector<sw::CollectiveSpec> specs;
-  for (std::size_t si = 0; si < D.allreduces.size(); ++si) specs.push_back(spec_of(sh.transport[si], D.allreduces[si]));
-  for (std::uint64_t round = 0;; ++round) {
-    a.barrier();
-    if (max_rounds ? round >= max_rounds : a.now_ps() >= t_sel + cell_ps) break;
-    const std::uint64_t r0 = a.now_ps();
-    for (std::uint32_t layer = 0; layer < D.layers; ++layer)
-      for (const auto& spec : specs) {
-        a.compute(D.compute_ps);
-        timed_op(a, spec, barrier_ps);
-      }
-    a.barrier();
-    if (rank == 0) sh.round_ps.push_back(a.now_ps() - r0);
-  }
-}
 
 struct Shared {
   std::vector<std::vector<std::uint64_t>> times;  // per rank, per op (ps)
@@ -214,25 +99,7 @@ HostCell host_cell(const fabric::HostRunConfig& cfg) {
   c.spec = c.sched ? sw::CollectiveSpec{} : sw::transport_spec(W.transport, W.size_bytes, N);
   c.spec.chunk_bytes = W.chunk_bytes;
   c.spec.fabric_barriers = W.kernel_barriers;
-  c.L = c.sched ? sw::Layout{} : sw::layout(c.spec, N);
-  if (c.sched) c.L.total = c.SL->memory_bytes;
-  // (host memory and RAM bounds are checked by parse_host)
-  if (cfg.decode_mode) {
-    // Memory for the largest candidate x size; inputs start at 0 in every layout.
-    const auto& D = cfg.decode;
-    std::vector<std::string> all = D.candidates;
-    for (const auto* ld : {&D.ladder, &D.switch_local, &D.quadrant_crossing})
-      for (const auto& b : ld->buckets) all.push_back(b.transport);
-    for (const auto& t : all)
-      for (auto b : D.allreduces) {
-        auto sp = sw::transport_spec(t, b, N);
-        sp.chunk_bytes = W.chunk_bytes;
-        sp.fabric_barriers = W.kernel_barriers;
-        const auto l = sw::layout(sp, N);
-        if (l.total > c.L.total) c.L.total = l.total;
-        if (l.in_bytes > c.L.in_bytes) c.L.in_bytes = l.in_bytes;
-      }
-  }
+  c.L = host_gpu_layout(cfg);  // (host memory and RAM bounds are checked by parse_host)
   c.end_ps = cell_duration_ps(cfg);
   for (int g : W.group) c.quads.push_back(fabric::gpu_quadrant(H, g));
   std::sort(c.quads.begin(), c.quads.end());
@@ -240,89 +107,23 @@ HostCell host_cell(const fabric::HostRunConfig& cfg) {
   return c;
 }
 
-// The elaborated host: GPUs (ranks 0..N-1), host memory (rank N), the PCIe
-// kernel. Members are destroyed in reverse order: the kernel before the modules.
-struct HostPlatform {
-  std::vector<std::unique_ptr<sc_core::sc_module>> modules;
-  std::vector<models::accelerator*> acc;
-  std::vector<std::string> names;  // module names: GPUs, then host memory
-  models::host_memory* host = nullptr;
-  std::unique_ptr<models::fabric_kernel> kernel;
-  const pcie::PcieEngine* eng = nullptr;
-};
-
-// The engine's parameters; a decode run starts at a seed-derived phase of the stall period.
-pcie::PcieEngineParams engine_params(const fabric::HostRunConfig& cfg) {
-  pcie::PcieEngineParams ep = cfg.host.engine;
-  if (cfg.decode_mode && cfg.decode.random_start_phase) {
-    // A run starts at a seed-derived phase of the stall period: the windows are
-    // fixed in wall-clock time, the program's start is not (host-bridge.md §6).
-    const double u = link::to_unit(link::key_hash(cfg.seed, 0x5ea7, 0, 0, 0x81));
-    ep.calendar.offset_ps =
-        (ep.calendar.offset_ps + static_cast<std::uint64_t>(u * ep.calendar.period_ps)) % ep.calendar.period_ps;
-  }
-  return ep;
-}
-
-// Build the engine, the GPUs and host memory through the registry, and bind them to the kernel.
-void elaborate(const HostCell& c, HostPlatform& P) {
-  const auto& H = c.cfg.host;
+// Decode rounds with transport selection on every GPU (sw::decode_program).
+void set_decode_programs(const HostCell& c, HostPlatform& P, const std::shared_ptr<sw::DecodeState>& dsh) {
   const auto& W = c.cfg.workload;
-  const int N = c.N;
-  auto engine = std::make_unique<pcie::PcieEngine>(fabric::host_tree(H, W.group), engine_params(c.cfg), c.cfg.seed);
-  auto& reg = models::model_registry::instance();
-  P.acc.assign(N, nullptr);
-  for (int r = 0; r < N; ++r) {
-    models::node_config nc;
-    nc.kind = "accelerator";
-    nc.rank = r;
-    models::accelerator_params p = H.gpu;
-    p.memory_bytes = std::max<std::uint64_t>(c.L.total, 4096);
-    p.functional = W.data;
-    if (c.sched) p.flags = std::max(p.flags, c.SL->flags);
-    P.modules.push_back(reg.create("accelerator", fmt::format("gpu{}", W.group[r]).c_str(), nc, p));
-    P.acc[r] = dynamic_cast<models::accelerator*>(P.modules.back().get());
-    P.names.push_back(P.acc[r]->name());
-  }
-  models::node_config hm;
-  hm.kind = "host-memory";
-  models::host_memory_params hp;
-  hp.bytes = H.host_memory_bytes;
-  hp.functional = W.data;
-  P.modules.push_back(reg.create("host-memory", "host_memory", hm, hp));
-  P.host = dynamic_cast<models::host_memory*>(P.modules.back().get());
-  P.names.push_back(P.host->name());
-
-  P.kernel = std::make_unique<models::fabric_kernel>("pcie", std::move(engine), N, P.names, c.cfg.deadline_ps, 1);
-  P.eng = &dynamic_cast<const pcie::PcieEngine&>(P.kernel->engine());
-  for (int r = 0; r < N; ++r) {
-    P.acc[r]->dma.bind(P.kernel->dma_in);
-    P.kernel->mem_out.bind(P.acc[r]->mem);
-    P.acc[r]->sync.bind(P.kernel->sync_export);
-    P.acc[r]->set_host_rank(N);
-  }
-  P.kernel->mem_out.bind(P.host->mem);
-  P.kernel->attach(N, P.host);
-}
-
-// Decode rounds with transport selection on every GPU (decode_program).
-void set_decode_programs(const HostCell& c, HostPlatform& P, const std::shared_ptr<DecodeShared>& dsh) {
-  const auto& W = c.cfg.workload;
-  const auto D = c.cfg.decode;
-  const auto L = c.L;
-  const bool data = W.data;
-  const std::uint64_t max_ops = W.ops, barrier_ps = W.barrier_ps, end_ps = c.end_ps;
-  const int N = c.N;
-  const std::uint64_t chunk = W.chunk_bytes;
-  const bool crossing = c.quads.size() > 1;
-  const bool barriers = W.kernel_barriers;
-  dsh->transport.assign(D.allreduces.size(), "");
-  for (int r = 0; r < N; ++r)
-    P.acc[r]->set_program(
-        [dsh, D, L, data, max_ops, end_ps, barrier_ps, N, chunk, crossing, barriers](models::accelerator_api& a) {
-          decode_program(a, *dsh, D, L, data, max_ops, end_ps, barrier_ps, N, chunk, crossing, barriers);
-        },
-        N);
+  sw::DecodeRun run;
+  run.spec = c.cfg.decode;
+  run.layout = c.L;
+  run.data = W.data;
+  run.max_rounds = W.ops;
+  run.cell_ps = c.end_ps;
+  run.barrier_ps = W.barrier_ps;
+  run.chunk_bytes = W.chunk_bytes;
+  run.kernel_barriers = W.kernel_barriers;
+  run.crossing = c.quads.size() > 1;
+  run.ranks = c.N;
+  dsh->transport.assign(run.spec.allreduces.size(), "");
+  for (int r = 0; r < c.N; ++r)
+    P.accelerator(r).set_program([dsh, run](models::accelerator_api& a) { sw::decode_program(a, *dsh, run); }, c.N);
 }
 
 // Schedule rank r on GPU group[r], the harness's way: per operation fill the
@@ -336,7 +137,7 @@ void set_schedule_programs(const HostCell& c, HostPlatform& P, const std::shared
   const std::uint64_t max_ops = W.ops, barrier_ps = W.barrier_ps, end_ps = c.end_ps;
   sh->records.assign(c.N, {});
   for (int r = 0; r < c.N; ++r)
-    P.acc[r]->set_program(
+    P.accelerator(r).set_program(
         [sh, sched, SL, data, max_ops, end_ps, barrier_ps](models::accelerator_api& a) {
           const int g = a.rank();
           const sw::ScheduleRankLayout& R = SL->ranks[g];
@@ -373,7 +174,7 @@ void set_transport_programs(const HostCell& c, HostPlatform& P, const std::share
   const std::uint64_t max_ops = W.ops, barrier_ps = W.barrier_ps, end_ps = c.end_ps;
   const int N = c.N;
   for (int r = 0; r < N; ++r)
-    P.acc[r]->set_program(
+    P.accelerator(r).set_program(
         [sh, spec, L, data, verify, max_ops, end_ps, barrier_ps, N](models::accelerator_api& a) {
           const int rank = a.rank();
           if (data) {
@@ -406,10 +207,9 @@ void set_transport_programs(const HostCell& c, HostPlatform& P, const std::share
 // group's quadrants during the cell (a pure function of time).
 void trace_setup(report::TraceWriter& trace, const HostCell& c, HostPlatform& P) {
   trace.name_process(2, "stall windows (mechanism A)");
-  for (int r = 0; r < c.N; ++r) trace.name_thread(1, r, P.names[r]);
-  trace_dma_operations(*P.kernel, trace, P.names);
+  P.trace_operations(trace);
   // Windows are a pure function of time: emit those of the cell up front.
-  const auto& cal = P.eng->calendar();
+  const auto& cal = P.engine().calendar();
   for (int q : c.quads) {
     trace.name_thread(2, q, fmt::format("quadrant {}", q));
     for (std::uint64_t t = cal.next_window_start(q, 0); t < c.end_ps; t = cal.next_window_start(q, t + 1)) {
@@ -427,7 +227,7 @@ struct ScheduleOutcome {
 };
 
 // A schedule: the nccl-tests row, the check against the collective's definition, the reports.
-ScheduleOutcome schedule_outcome(const HostCell& c, const HostPlatform& P, const Shared& sh, HostRunResult& res,
+ScheduleOutcome schedule_outcome(const HostCell& c, HostPlatform& P, const Shared& sh, HostRunResult& res,
                                  report::TraceWriter* trace) {
   const auto& W = c.cfg.workload;
   const auto& sched = *c.sched;
@@ -451,12 +251,12 @@ ScheduleOutcome schedule_outcome(const HostCell& c, const HostPlatform& P, const
   res.correct = false;
   if (verify) {
     std::vector<const float*> outs(N);
-    for (int g = 0; g < N; ++g) outs[g] = reinterpret_cast<const float*>(P.acc[g]->memory() + c.SL->ranks[g].out);
+    for (int g = 0; g < N; ++g) outs[g] = reinterpret_cast<const float*>(P.accelerator(g).memory() + c.SL->ranks[g].out);
     res.first_wrong = sw::check_outputs(sched, *c.SL, outs, W.root);
     res.correct = res.first_wrong.empty();
   }
   row.correct = res.correct;
-  std::vector<std::string> accel(P.names.begin(), P.names.begin() + N);
+  const std::vector<std::string>& accel = P.rank_names();
   o.rep = schedule_report(sched, *c.SL, sh.records, sh.sched_start.back(), accel, W.schedule_path, o.label, trace);
   res.steps_csv = o.rep.steps_csv;
   res.threadblocks_csv = o.rep.threadblocks_csv;
@@ -467,14 +267,14 @@ ScheduleOutcome schedule_outcome(const HostCell& c, const HostPlatform& P, const
 
 // Only a group spanning quadrants can meet a stall (reads from another quadrant).
 double degraded_fraction(const HostCell& c, const HostPlatform& P) {
-  return c.quads.size() > 1 ? P.eng->calendar().degraded_fraction(c.quads) : 0.0;
+  return c.quads.size() > 1 ? P.engine().calendar().degraded_fraction(c.quads) : 0.0;
 }
 
 // result.json: config echo, cell, engine statistics, correctness, a schedule's collective, the study row.
 void result_json(const HostCell& c, const HostPlatform& P, const ScheduleOutcome& o, HostRunResult& res) {
   const auto& cfg = c.cfg;
   const auto& W = cfg.workload;
-  const auto& st = P.eng->stats();
+  const auto& st = P.engine().stats();
   const auto& sched = c.sched;
   const auto& row = o.row;
   const auto& label = o.label;
@@ -499,7 +299,7 @@ void result_json(const HostCell& c, const HostPlatform& P, const ScheduleOutcome
                  {"drains", st.drains},
                  {"interleaved_switches", st.interleaved_switches},
                  {"ordering_wait_ms", st.drain_wait_ps / 1e9},
-                 {"transfers", P.kernel->completions()}};
+                 {"transfers", P.kernel().completions()}};
   j["correct"] = W.data && verify && !cfg.decode_mode ? nlohmann::ordered_json(res.correct)
                                                       : nlohmann::ordered_json("not checked");
   if (sched) {
@@ -546,7 +346,7 @@ void result_json(const HostCell& c, const HostPlatform& P, const ScheduleOutcome
 }
 
 // A decode run's row columns, decode block and summary (selection, picks, rounds, races).
-void decode_result(const fabric::DecodeSpec& D, const DecodeShared& dsh, HostRunResult& res) {
+void decode_result(const fabric::DecodeSpec& D, const sw::DecodeState& dsh, HostRunResult& res) {
   const auto& S = res.stats;
   auto& j = res.json;
   const double compute_us = static_cast<double>(D.layers) * static_cast<double>(D.allreduces.size()) *
@@ -589,7 +389,7 @@ void run_summary(const HostCell& c, const HostPlatform& P, const ScheduleOutcome
   const auto& W = c.cfg.workload;
   const bool verify = W.data && W.verify;
   const auto& row = o.row;
-  const auto& st = P.eng->stats();
+  const auto& st = P.engine().stats();
   const auto& S = res.stats;
   if (c.sched)
     res.summary = fmt::format("#  {:>12} {:>12} {:>6} {:>6} {:>12} {:>10} {:>10} {:>8}\n", "size", "count", "type",
@@ -613,12 +413,11 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
   HostRunResult res;
   const HostCell c = host_cell(cfg);
   const int N = c.N;
-  HostPlatform P;
-  elaborate(c, P);
+  HostPlatform P(cfg);
   auto sh = std::make_shared<Shared>();
   sh->times.assign(N, {});
   sh->correct.assign(N, false);
-  auto dsh = std::make_shared<DecodeShared>();
+  auto dsh = std::make_shared<sw::DecodeState>();
   if (cfg.decode_mode)
     set_decode_programs(c, P, dsh);
   else if (c.sched)
@@ -628,15 +427,12 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
   if (trace) trace_setup(*trace, c, P);
 
   const std::uint64_t end_ps = c.end_ps;
-  res.diagnosis = simulate(*P.kernel, progress, [end_ps](std::uint64_t sim_ps, std::uint64_t done) {
+  res.diagnosis = P.simulate(progress, [end_ps](std::uint64_t sim_ps, std::uint64_t done) {
     return fmt::format("{:.3f} of {:.3f} s simulated, {} transfers done", sim_ps / 1e12, end_ps / 1e12, done);
   });
   if (!res.diagnosis.empty()) return res;
-  for (int r = 0; r < N; ++r)
-    if (!P.acc[r]->done()) {
-      res.diagnosis = fmt::format("{} did not finish: waits for {}", P.acc[r]->name(), P.acc[r]->waiting_for());
-      return res;
-    }
+  res.diagnosis = P.unfinished();
+  if (!res.diagnosis.empty()) return res;
   res.ok = true;
   res.simulated_s = static_cast<double>(sc_core::sc_time_stamp().value()) / 1e12;
   if (cfg.decode_mode) sh->times.assign(1, dsh->round_ps);  // statistics over rounds (results are not verified)

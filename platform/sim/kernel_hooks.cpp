@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <tlm>
-
 #include <cstdio>
 #include <memory>
 
@@ -25,22 +23,6 @@ ProgressLine::ProgressLine(models::fabric_kernel& kernel, Text what)
 void ProgressLine::finish() {
   if (printed_) std::fprintf(stderr, "\n");
   printed_ = false;
-}
-
-std::string simulate(models::fabric_kernel& kernel, bool progress, ProgressLine::Text what) {
-  std::unique_ptr<ProgressLine> line;
-  if (progress) line = std::make_unique<ProgressLine>(kernel, std::move(what));
-  tlm::tlm_global_quantum::instance().set(sc_core::sc_time(1, sc_core::SC_US));
-  std::string diagnosis;
-  try {
-    sc_core::sc_start();
-  } catch (const sc_core::sc_report& e) {
-    diagnosis = e.what();
-  } catch (const std::exception& e) {
-    diagnosis = e.what();
-  }
-  if (line) line->finish();
-  return diagnosis;
 }
 
 void trace_dma_operations(models::fabric_kernel& kernel, report::TraceWriter& trace, std::vector<std::string> names) {

@@ -15,7 +15,7 @@ namespace fabricsim::sim {
 
 /// Prints "\r[fabricsim] <what(sim_ps, transfers)>, N s wall" at most once a
 /// second while the kernel runs; finish() ends the line if one was printed.
-/// (Used through simulate(); kept public for runs that drive sc_start themselves.)
+/// (Used through KernelPlatform::simulate(); kept public for runs that drive sc_start themselves.)
 class ProgressLine {
  public:
   using Text = std::function<std::string(std::uint64_t sim_ps, std::uint64_t transfers)>;
@@ -27,12 +27,6 @@ class ProgressLine {
   std::chrono::steady_clock::time_point start_, last_;
   bool printed_ = false;
 };
-
-/// Run the elaborated model: set the one global quantum (1 us), sc_start(),
-/// with a progress line on stderr if `progress` (text from `what`). Returns ""
-/// when the simulation ended, or the diagnosis of the SystemC report or
-/// exception that stopped it (deadlock, deadline, bad software call).
-std::string simulate(models::fabric_kernel& kernel, bool progress, ProgressLine::Text what);
 
 /// Every completed DMA operation becomes a span "write to X n B" / "read from
 /// X n B" on track (1, requester) from post to completion; `names` names the

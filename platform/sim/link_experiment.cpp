@@ -6,9 +6,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "models/link/ualink_port.h"
-#include "models/traffic/flit_sink.h"
-#include "models/traffic/flit_source.h"
+#include "platform/sim/link_pair_platform.h"
 #include "platform/stats/summary.h"
 
 namespace fabricsim::sim {
@@ -18,35 +16,17 @@ std::uint64_t default_deadline_ps(const config::LinkExperimentConfig& c) {
 }
 
 namespace {
-struct link_pair_top : sc_core::sc_module {
-  models::flit_source source;
-  models::ualink_port port;
-  models::flit_sink sink;
-  link_pair_top(const sc_core::sc_module_name& n, const config::LinkExperimentConfig& c, std::uint64_t deadline,
-                bool real_bytes)
-      : sc_module(n),
-        source("source", c.link.flit_bytes, c.traffic.flits, c.traffic.period_ps, c.traffic.start_ps,
-               c.traffic.message_flits, real_bytes),
-        port("port", c.link, c.seed, c.link_id, deadline),
-        sink("sink", c.link.flit_bytes, c.traffic.flits) {
-    source.out.bind(port.in);
-    port.out.bind(sink.in);
-  }
-};
-}  // namespace
-
-namespace {
 
 // Trace: forward transmissions (seq / replay spans) and each change of FEC profile or window.
-void trace_setup(report::TraceWriter* trace, link_pair_top& top, const config::LinkExperimentConfig& c) {
-  trace->name_process(1, top.port.name());
+void trace_setup(report::TraceWriter* trace, LinkPairPlatform& top, const config::LinkExperimentConfig& c) {
+  trace->name_process(1, top.port().name());
   trace->name_thread(1, 1, "forward transmissions");
   trace->name_thread(1, 2, "FEC profile / window W_t");
   std::vector<link::ps_t> wire;
   for (const auto& p : c.link.fec_menu)
     wire.push_back(link::wire_time_ps(c.link.flit_bytes * (1.0 + p.overhead), c.link.forward_rate_bps));
   auto last = std::make_shared<std::pair<int, std::uint32_t>>(-1, 0);
-  top.port.set_tx_observer([trace, wire, last, menu = c.link.fec_menu](const link::TxRecord& x) {
+  top.port().set_tx_observer([trace, wire, last, menu = c.link.fec_menu](const link::TxRecord& x) {
     trace->span((x.replay ? "replay " : "seq ") + std::to_string(x.seq), x.replay ? "replay" : "tx", 1, 1, x.start_ps,
                 wire[x.profile],
                 {{"attempt", x.attempt},
@@ -85,9 +65,9 @@ void link_metrics(const config::LinkExperimentConfig& c, const link::LinkEngine&
 }
 
 // result.json: status, config echo, metrics, the study row, link, channel and sink statistics.
-void result_json(const config::LinkExperimentConfig& c, link_pair_top& top, link::LinkEngine::Status status,
+void result_json(const config::LinkExperimentConfig& c, LinkPairPlatform& top, link::LinkEngine::Status status,
                  LinkRunResult& r) {
-  const auto& eng = top.port.engine();
+  const auto& eng = top.port().engine();
   const auto& st = eng.stats();
   const LinkMetrics& m = r.metrics;
   auto& j = r.json;
@@ -114,7 +94,7 @@ void result_json(const config::LinkExperimentConfig& c, link_pair_top& top, link
   nlohmann::ordered_json residency;
   for (std::size_t k = 0; k < c.link.fec_menu.size(); ++k)
     residency[c.link.fec_menu[k].name] = st.profile_transmissions[k];
-  j["link"] = {{"module", top.port.name()},
+  j["link"] = {{"module", top.port().name()},
                {"offered", st.offered},
                {"transmissions", st.transmissions},
                {"first_transmissions", st.first_transmissions},
@@ -138,18 +118,18 @@ void result_json(const config::LinkExperimentConfig& c, link_pair_top& top, link
                {"admission_stall_window_ns", st.admission_stall_window_ps / 1e3},
                {"admission_stall_replay_ns", st.admission_stall_replay_ps / 1e3},
                {"max_occupancy", st.max_occupancy}};
-  if (status == link::LinkEngine::Status::link_down) j["link"]["diagnosis"] = top.port.diagnosis();
+  if (status == link::LinkEngine::Status::link_down) j["link"]["diagnosis"] = top.port().diagnosis();
   const auto& ch = eng.channel();
   j["channel"] = {{"steps", ch.steps_generated()},
                   {"p_good_to_bad", ch.params().a},
                   {"p_bad_to_good", ch.params().b},
                   {"p_good_to_bad_estimate", ch.estimate_a()},
                   {"p_bad_to_good_estimate", ch.estimate_b()}};
-  j["sink"] = {{"module", top.sink.name()},
-               {"received", top.sink.received()},
-               {"order_violations", top.sink.order_violations()},
-               {"data_errors", top.sink.data_errors()},
-               {"missing", c.traffic.flits - std::min<std::uint64_t>(c.traffic.flits, top.sink.received())}};
+  j["sink"] = {{"module", top.sink().name()},
+               {"received", top.sink().received()},
+               {"order_violations", top.sink().order_violations()},
+               {"data_errors", top.sink().data_errors()},
+               {"missing", c.traffic.flits - std::min<std::uint64_t>(c.traffic.flits, top.sink().received())}};
 }
 
 }  // namespace
@@ -157,26 +137,20 @@ void result_json(const config::LinkExperimentConfig& c, link_pair_top& top, link
 LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report::TraceWriter* trace, bool real_bytes) {
   LinkRunResult r;
   const std::uint64_t deadline = c.deadline_ps ? c.deadline_ps : default_deadline_ps(c);
-  tlm::tlm_global_quantum::instance().set(sc_core::sc_time(1, sc_core::SC_US));
-  auto top = std::make_unique<link_pair_top>("link_pair", c, deadline, real_bytes);
-  if (trace) trace_setup(trace, *top, c);
-  try {
-    sc_core::sc_start();
-  } catch (const sc_core::sc_report& e) {
-    r.ok = false;
-    r.diagnosis = e.what();
-    return r;
-  }
-  const auto& eng = top->port.engine();
+  LinkPairPlatform top(c, deadline, real_bytes);
+  if (trace) trace_setup(trace, top, c);
+  r.diagnosis = top.start();
+  if (!r.diagnosis.empty()) return r;
+  const auto& eng = top.port().engine();
   const auto status = eng.status();
   if (status != link::LinkEngine::Status::done && status != link::LinkEngine::Status::link_down) {
     r.ok = false;
-    r.diagnosis = top->port.diagnosis();
+    r.diagnosis = top.port().diagnosis();
     return r;
   }
   r.ok = true;
-  link_metrics(c, eng, top->sink, r);
-  result_json(c, *top, status, r);
+  link_metrics(c, eng, top.sink(), r);
+  result_json(c, top, status, r);
   return r;
 }
 

@@ -11,6 +11,7 @@
 #include "platform/fabric/host_config.h"
 #include "platform/sim/fabric_platform.h"
 #include "platform/sim/fabric_run.h"
+#include "platform/sim/host_platform.h"
 #include "platform/sim/schedule_report.h"
 
 namespace fabricsim::sim {
@@ -47,6 +48,8 @@ FabricCheck check_pcie_host(std::shared_ptr<config::Document> doc) {
   if (const auto& S = hc.workload.schedule)
     c.summary += schedule_summary(*S, hc.workload.schedule_path, hc.workload.size_bytes,
                                   hc.host.gpu.threadblock_rate_bytes_per_s > 0 ? sw::kRatePieceBytes : 0);
+  c.summary += "global address map (name, base, size):\n" + host_address_map(hc).table() +
+               "  (every GPU of the host; a run elaborates those of workload.group)\n";
   c.dot = fabric::host_dot(hc.host);
   return c;
 }

@@ -63,12 +63,11 @@ std::vector<std::uint64_t> read_seeds(config::Section& s, const std::string& key
 }
 }  // namespace
 
-Study load_study(const std::string& path) {
-  auto doc = std::make_shared<config::Document>(config::load_document(path));
-  Study st;
-  st.file = path;
-  config::Section root = config::root_section(doc);
-  config::Section s = root.child("study");
+namespace {
+
+// study.name (a plain folder name: the default output folder out/<name>),
+// study.fabric (relative to the study file) and the fabric's kind.
+void study_name_and_fabric(config::Section& s, const std::string& path, Study& st) {
   st.name = s.required_string("name");
   // The name is the default output folder out/<name>: one plain folder name.
   if (st.name.find_first_of("/\\") != std::string::npos || st.name == "." || st.name == ".." || st.name[0] == '.' ||
@@ -83,7 +82,10 @@ Study load_study(const std::string& path) {
     const auto fdoc = config::load_document(st.fabric);
     st.fabric_kind = fabric::fabric_kind(fdoc);
   }
-  const RunKind& kind = run_kind(st.fabric_kind);
+}
+
+// study.policies (known link policies, each once; "none" for kinds without a policy) and seeds.
+void study_policies_and_seeds(config::Section& s, const RunKind& kind, Study& st) {
   const bool no_policy = !kind.has_policy();  // no link policy to pass as --policy
   if (no_policy && s.has("policies"))
     s.fail("policies", fmt::format("a {} fabric has no link policy; drop 'policies'", st.fabric_kind));
@@ -99,7 +101,11 @@ Study load_study(const std::string& path) {
   if (uniq.size() != st.policies.size()) s.fail("policies", "a policy is listed twice");
   st.seeds = read_seeds(s, "seeds", kind.seeds_required);
   if (st.seeds.empty()) st.seeds = {1};
-  st.common = s.assignments("set");
+}
+
+// study.columns (keys of the kind's result row, or "variant") and metrics (among the columns).
+void study_columns(config::Section& s, const RunKind& kind, Study& st) {
+  const bool no_policy = !kind.has_policy();
   st.explicit_columns = s.has("columns");
   st.columns = s.strings("columns", kind.default_columns);
   const std::vector<std::string>& row_keys = kind.row_keys;
@@ -117,26 +123,28 @@ Study load_study(const std::string& path) {
   for (const auto& need : {"policy", "seed"})
     if (!no_policy && std::find(st.columns.begin(), st.columns.end(), need) == st.columns.end())
       s.fail("columns", fmt::format("columns must include '{}'", need));
+}
 
-  // run.seed and the link policy are the study's axes (seeds:, policies:): a
-  // `set` of them would be overridden by every point's --seed / --policy.
-  const std::string& policy_key = kind.policy_key;
-  auto reject_axis_keys = [&](config::Section& sec, const std::string& key, const std::vector<std::string>& assigns) {
-    for (const auto& a : assigns) {
-      const std::string k = a.substr(0, a.find('='));
-      auto covers = [&](const std::string& target) { return !target.empty() && config::assignment_sets(a, target); };
-      if (covers("run.seed"))
-        sec.fail(key, fmt::format("'{}' would set run.seed, which the study's seeds decide for every point; "
-                                  "use seeds: {{first: N, count: 1}}",
-                                  k));
-      if (covers(policy_key))
-        sec.fail(key, fmt::format("'{}' would set {}, which the study's policies decide for every point; "
-                                  "use policies: [...]",
-                                  k, policy_key));
-    }
-  };
-  reject_axis_keys(s, "set", st.common);
+// run.seed and the link policy are the study's axes (seeds:, policies:): a
+// `set` of them would be overridden by every point's --seed / --policy.
+void reject_axis_keys(config::Section& sec, const std::string& key, const std::vector<std::string>& assigns,
+                      const std::string& policy_key) {
+  for (const auto& a : assigns) {
+    const std::string k = a.substr(0, a.find('='));
+    auto covers = [&](const std::string& target) { return !target.empty() && config::assignment_sets(a, target); };
+    if (covers("run.seed"))
+      sec.fail(key, fmt::format("'{}' would set run.seed, which the study's seeds decide for every point; "
+                                "use seeds: {{first: N, count: 1}}",
+                                k));
+    if (covers(policy_key))
+      sec.fail(key, fmt::format("'{}' would set {}, which the study's policies decide for every point; "
+                                "use policies: [...]",
+                                k, policy_key));
+  }
+}
 
+// study.variants: named sets of assignments (and seeds), each name once.
+std::vector<StudyVariant> declared_variants(config::Section& s, const std::string& policy_key) {
   std::set<std::string> names;
   std::vector<StudyVariant> declared;
   for (auto& v : s.list("variants")) {
@@ -145,33 +153,37 @@ Study load_study(const std::string& path) {
     if (!names.insert(sv.name).second) v.fail("name", fmt::format("variant '{}' is listed twice", sv.name));
     v.string("description", "");
     sv.assignments = v.assignments("set");
-    reject_axis_keys(v, "set", sv.assignments);
+    reject_axis_keys(v, "set", sv.assignments, policy_key);
     sv.seeds = read_seeds(v, "seeds", false);
     v.finish();
     declared.push_back(sv);
   }
-  st.declared_variants = !declared.empty();
-  if (declared.empty()) declared.push_back({"", {}, {}});
-  // grid: key.path: [v1, v2, ...] -> cartesian product with the variants.
-  std::vector<std::pair<std::string, std::vector<std::string>>> grid;
-  {
-    const YAML::Node g = doc->root["study"]["grid"];
-    if (g && !g.IsNull()) {
-      if (!g.IsMap()) s.fail("grid", "expected a map of key.path: [values]");
-      for (auto it = g.begin(); it != g.end(); ++it) {
-        std::vector<std::string> vals;
-        if (!it->second.IsSequence() || it->second.size() == 0)
-          s.fail("grid", fmt::format("'{}' must be a non-empty list", it->first.Scalar()));
-        for (std::size_t i = 0; i < it->second.size(); ++i) vals.push_back(it->second[i].Scalar());
-        grid.emplace_back(it->first.Scalar(), vals);
-        for (const auto& x : vals) reject_axis_keys(s, "grid", {it->first.Scalar() + "=" + x});
-      }
+  return declared;
+}
+
+using Grid = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
+// study.grid: key.path: [v1, v2, ...], in file order.
+Grid study_grid(const config::Document& doc, config::Section& s, const std::string& policy_key) {
+  Grid grid;
+  const YAML::Node g = doc.root["study"]["grid"];
+  if (g && !g.IsNull()) {
+    if (!g.IsMap()) s.fail("grid", "expected a map of key.path: [values]");
+    for (auto it = g.begin(); it != g.end(); ++it) {
+      std::vector<std::string> vals;
+      if (!it->second.IsSequence() || it->second.size() == 0)
+        s.fail("grid", fmt::format("'{}' must be a non-empty list", it->first.Scalar()));
+      for (std::size_t i = 0; i < it->second.size(); ++i) vals.push_back(it->second[i].Scalar());
+      grid.emplace_back(it->first.Scalar(), vals);
+      for (const auto& x : vals) reject_axis_keys(s, "grid", {it->first.Scalar() + "=" + x}, policy_key);
     }
-    s.mark_used("grid");
   }
-  s.finish();
-  root.finish();
-  std::vector<StudyVariant> expanded = declared;
+  s.mark_used("grid");
+  return grid;
+}
+
+// The cartesian product of the variants with the grid's values.
+std::vector<StudyVariant> expand_grid(std::vector<StudyVariant> expanded, const Grid& grid) {
   for (const auto& [key, vals] : grid) {
     std::vector<StudyVariant> next;
     for (const auto& v : expanded)
@@ -183,9 +195,12 @@ Study load_study(const std::string& path) {
       }
     expanded.swap(next);
   }
-  st.variants = expanded;
+  return expanded;
+}
 
-  // Validate the fabric under every variant and policy before anything runs.
+// Validate the fabric under every variant and policy before anything runs.
+void validate_points(const Study& st, const RunKind& kind, const std::string& path) {
+  const bool no_policy = !kind.has_policy();
   for (const auto& v : st.variants) {
     for (const auto& p : st.policies) {
       std::vector<std::string> a = st.common;
@@ -200,6 +215,31 @@ Study load_study(const std::string& path) {
       }
     }
   }
+}
+
+}  // namespace
+
+Study load_study(const std::string& path) {
+  auto doc = std::make_shared<config::Document>(config::load_document(path));
+  Study st;
+  st.file = path;
+  config::Section root = config::root_section(doc);
+  config::Section s = root.child("study");
+  study_name_and_fabric(s, path, st);
+  const RunKind& kind = run_kind(st.fabric_kind);
+  study_policies_and_seeds(s, kind, st);
+  st.common = s.assignments("set");
+  study_columns(s, kind, st);
+  reject_axis_keys(s, "set", st.common, kind.policy_key);
+  std::vector<StudyVariant> declared = declared_variants(s, kind.policy_key);
+  st.declared_variants = !declared.empty();
+  if (declared.empty()) declared.push_back({"", {}, {}});
+  // grid: key.path: [v1, v2, ...] -> cartesian product with the variants.
+  const Grid grid = study_grid(*doc, s, kind.policy_key);
+  s.finish();
+  root.finish();
+  st.variants = expand_grid(declared, grid);
+  validate_points(st, kind, path);
   return st;
 }
 
@@ -599,6 +639,130 @@ bool mpi_secondary_rank() {
   return false;
 }
 
+namespace {
+
+#ifdef FABRICSIM_MPI
+// Under mpirun: ranks other than 0 wait for rank 0 to prepare the output
+// folder (it may refuse it), then run points for it; returns true there
+// (their part is done). Rank 0 checks the folder first and tells them.
+bool mpi_secondary_part(int rank, int size, const std::vector<Point>& points, const SweepOptions& opt,
+                        const fs::path& out) {
+  if (rank != 0) {
+    // Wait for rank 0 to prepare the output folder (it may refuse it).
+    int ok = 0;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (ok) mpi_worker(points, opt);
+    return true;
+  }
+  if (size > 1) {
+    int ok = 0;
+    try {
+      require_writable_dir(out, "--out");
+      ok = 1;
+    } catch (...) {
+      MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      throw;
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  }
+  return false;
+}
+#endif
+
+// This invocation's points: all, or one share (--shard I/N: every N-th point
+// from the I-th, in the study's fixed order).
+std::vector<std::size_t> shard_scope(const std::vector<Point>& points, const SweepOptions& opt) {
+  std::vector<std::size_t> scope;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (!opt.shard_count || i % opt.shard_count == opt.shard_index - 1) scope.push_back(i);
+  return scope;
+}
+
+// Resume: reuse a point only if nothing that determines its result changed.
+// The points of `scope` to run, and why ("<n> <reason>, ..." in first-seen order).
+struct ResumePlan {
+  std::vector<std::size_t> todo;
+  std::string why;
+};
+ResumePlan resume_plan(const std::vector<Point>& points, const std::vector<std::size_t>& scope, bool fresh) {
+  ResumePlan plan;
+  std::vector<std::pair<std::string, std::size_t>> reasons;  // why points rerun, first-seen order
+  for (std::size_t i : scope) {
+    const std::string why = fresh ? "--fresh" : stale_reason(points[i], join_args(points[i].args));
+    if (why.empty()) continue;
+    plan.todo.push_back(i);
+    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.first == why; });
+    if (it == reasons.end())
+      reasons.emplace_back(why, 1);
+    else
+      ++it->second;
+  }
+  for (const auto& [r, n] : reasons) plan.why += fmt::format("{}{} {}", plan.why.empty() ? "" : ", ", n, r);
+  return plan;
+}
+
+// --collect: the tables from finished points only (exit 3 if any is missing or stale).
+int collect_finished(const Study& st, const std::vector<Point>& points, const ResumePlan& plan,
+                     const std::string& label, const fs::path& out) {
+  if (!plan.todo.empty()) {
+    std::cerr << fmt::format(
+        "error: cannot collect {}: {} of {} points are missing or stale ({}; first: {}); run every share "
+        "(--shard I/N) with this program first\n",
+        st.name, plan.todo.size(), points.size(), plan.why, points[plan.todo.front()].dir);
+    return 3;
+  }
+  std::cout << fmt::format("{}: collecting {} finished points\n", label, points.size());
+  return collect_tables(st, points, out);
+}
+
+// Run the points to do: over the MPI ranks (size > 1) or in local processes.
+void run_points(const std::vector<Point>& points, const std::vector<std::size_t>& todo, const SweepOptions& opt,
+                const Progress& pr, Outcome& oc, [[maybe_unused]] int size, [[maybe_unused]] const std::string& label) {
+#ifdef FABRICSIM_MPI
+  std::vector<std::size_t> per_rank;
+  if (size > 1)
+    mpi_master(size, points, todo, pr, oc, per_rank);
+  else
+    run_local(points, todo, opt, pr, oc);
+  if (size > 1) {
+    std::string ranks;
+    for (std::size_t r = 1; r < per_rank.size(); ++r) ranks += fmt::format("{}{}", r > 1 ? ", " : "", per_rank[r]);
+    std::cout << fmt::format("{}: points run per MPI rank 1..{}: {}\n", label, size - 1, ranks);
+  }
+#else
+  run_local(points, todo, opt, pr, oc);
+#endif
+}
+
+// After the points ran: an interruption (exit 128 + signal) or failures (exit
+// 3) write no table; a share says how to collect; else the tables.
+int finish_sweep(const Study& st, const std::vector<Point>& points, const SweepOptions& opt, const fs::path& out,
+                 const std::string& label, const Outcome& oc, std::size_t scope_size) {
+  if (g_signal) {
+    std::cerr << fmt::format(
+        "interrupted ({}): {} stopped with {} of {} points finished; they are kept in {}/points and a rerun of "
+        "the same command resumes from them; results.csv and summary.json not written\n",
+        signal_name(g_signal), label, oc.done, scope_size, out.string());
+    return 128 + g_signal;
+  }
+  if (oc.failed) {
+    std::cerr << "error: " << oc.first_failure
+              << (oc.first_failure.empty() || oc.first_failure.back() != '\n' ? "\n" : "");
+    std::cerr << fmt::format("error: {} point(s) failed; results.csv and summary.json not written\n", oc.failed);
+    return 3;
+  }
+  if (opt.shard_count) {
+    std::cout << fmt::format(
+        "{}: done; `fabricsim sweep {} --collect --out {}` writes the tables once every share "
+        "is done\n",
+        label, st.file, out.string());
+    return 0;
+  }
+  return collect_tables(st, points, out);
+}
+
+}  // namespace
+
 int run_sweep(const Study& st, const SweepOptions& opt) {
   const fs::path out(opt.out_dir);
   [[maybe_unused]] int rank = 0, size = 1;
@@ -621,65 +785,21 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
   const std::vector<Point> points = make_points(st, out);
   SignalGuard guard;
 #ifdef FABRICSIM_MPI
-  if (rank != 0) {
-    // Wait for rank 0 to prepare the output folder (it may refuse it).
-    int ok = 0;
-    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (ok) mpi_worker(points, opt);
-    return 0;
-  }
-  if (size > 1) {
-    int ok = 0;
-    try {
-      require_writable_dir(out, "--out");
-      ok = 1;
-    } catch (...) {
-      MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-      throw;
-    }
-    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  }
+  if (mpi_secondary_part(rank, size, points, opt, out)) return 0;
 #endif
   require_writable_dir(out, "--out");
   // A failed or interrupted sweep must leave no table that could be taken for
   // its result: the previous ones go before anything runs.
   for (const char* t : {"results.csv", "summary.json", "results.csv.tmp", "summary.json.tmp"}) fs::remove(out / t);
 
-  // This invocation's points: all, or one share (--shard I/N: every N-th point
-  // from the I-th, in the study's fixed order).
-  std::vector<std::size_t> scope;
-  for (std::size_t i = 0; i < points.size(); ++i)
-    if (!opt.shard_count || i % opt.shard_count == opt.shard_index - 1) scope.push_back(i);
+  const std::vector<std::size_t> scope = shard_scope(points, opt);
   const std::string label = opt.shard_count
                                 ? fmt::format("sweep {} share {}/{}", st.name, opt.shard_index, opt.shard_count)
                                 : fmt::format("sweep {}", st.name);
-
-  // Resume: reuse a point only if nothing that determines its result changed.
-  std::vector<std::size_t> todo;
-  std::vector<std::pair<std::string, std::size_t>> reasons;  // why points rerun, first-seen order
-  for (std::size_t i : scope) {
-    const std::string why = opt.fresh ? "--fresh" : stale_reason(points[i], join_args(points[i].args));
-    if (why.empty()) continue;
-    todo.push_back(i);
-    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.first == why; });
-    if (it == reasons.end())
-      reasons.emplace_back(why, 1);
-    else
-      ++it->second;
-  }
-  std::string why;
-  for (const auto& [r, n] : reasons) why += fmt::format("{}{} {}", why.empty() ? "" : ", ", n, r);
-  if (opt.collect) {
-    if (!todo.empty()) {
-      std::cerr << fmt::format(
-          "error: cannot collect {}: {} of {} points are missing or stale ({}; first: {}); run every share "
-          "(--shard I/N) with this program first\n",
-          st.name, todo.size(), points.size(), why, points[todo.front()].dir);
-      return 3;
-    }
-    std::cout << fmt::format("{}: collecting {} finished points\n", label, points.size());
-    return collect_tables(st, points, out);
-  }
+  const ResumePlan plan = resume_plan(points, scope, opt.fresh);
+  if (opt.collect) return collect_finished(st, points, plan, label, out);
+  const auto& todo = plan.todo;
+  const std::string& why = plan.why;
   std::cout << fmt::format("{}: {} points{}, {} reused, {} to run{}{}\n", label, scope.size(),
                            opt.shard_count ? fmt::format(" of {}", points.size()) : "", scope.size() - todo.size(),
                            todo.size(), why.empty() ? "" : " (" + why + ")",
@@ -690,51 +810,16 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
   const Progress pr{tty, st.name, scope.size(), size > 1 ? static_cast<unsigned>(size - 1) : opt.jobs};
   Outcome oc;
   oc.done = scope.size() - todo.size();
-#ifdef FABRICSIM_MPI
-  std::vector<std::size_t> per_rank;
-  if (size > 1)
-    mpi_master(size, points, todo, pr, oc, per_rank);
-  else
-    run_local(points, todo, opt, pr, oc);
-  if (size > 1) {
-    std::string ranks;
-    for (std::size_t r = 1; r < per_rank.size(); ++r) ranks += fmt::format("{}{}", r > 1 ? ", " : "", per_rank[r]);
-    std::cout << fmt::format("{}: points run per MPI rank 1..{}: {}\n", label, size - 1, ranks);
-  }
-#else
-  run_local(points, todo, opt, pr, oc);
-#endif
+  run_points(points, todo, opt, pr, oc, size, label);
   if (tty) std::fprintf(stderr, "\n");
-  if (g_signal) {
-    std::cerr << fmt::format(
-        "interrupted ({}): {} stopped with {} of {} points finished; they are kept in {}/points and a rerun of "
-        "the same command resumes from them; results.csv and summary.json not written\n",
-        signal_name(g_signal), label, oc.done, scope.size(), out.string());
-    return 128 + g_signal;
-  }
-  if (oc.failed) {
-    std::cerr << "error: " << oc.first_failure
-              << (oc.first_failure.empty() || oc.first_failure.back() != '\n' ? "\n" : "");
-    std::cerr << fmt::format("error: {} point(s) failed; results.csv and summary.json not written\n", oc.failed);
-    return 3;
-  }
-  if (opt.shard_count) {
-    std::cout << fmt::format(
-        "{}: done; `fabricsim sweep {} --collect --out {}` writes the tables once every share "
-        "is done\n",
-        label, st.file, out.string());
-    return 0;
-  }
-  return collect_tables(st, points, out);
+  return finish_sweep(st, points, opt, out, label, oc, scope.size());
 }
 
 namespace {
 
-// Collect: one CSV row per point, columns from result.json "row"; write
-// results.csv and summary.json.
-int collect_tables(const Study& st, const std::vector<Point>& points, const fs::path& out) {
-  // Collect: one CSV row per point, columns from result.json "row".
-  std::vector<nlohmann::json> results;
+// Every point's result.json, each with every listed column in its row; exit
+// status 3 (after the message) if one is missing, else 0.
+int read_results(const Study& st, const std::vector<Point>& points, std::vector<nlohmann::json>& results) {
   for (const auto& pt : points) {
     std::string text;
     if (!read_file(fs::path(pt.dir) / "result.json", text)) {
@@ -749,50 +834,105 @@ int collect_tables(const Study& st, const std::vector<Point>& points, const fs::
         return 3;
       }
   }
+  return 0;
+}
+
+// results.csv always tells its points apart: if the listed columns (their
+// non-metric values) leave two points of different variants, or of
+// different seeds, looking alike, a leading variant / seed column is added.
+void leading_columns(const Study& st, const std::vector<Point>& points, const std::vector<nlohmann::json>& results,
+                     bool& variant_col, bool& seed_col) {
+  const bool has_col_variant = std::find(st.columns.begin(), st.columns.end(), "variant") != st.columns.end();
+  const bool has_col_seed = std::find(st.columns.begin(), st.columns.end(), "seed") != st.columns.end();
+  variant_col = st.variants.size() > 1 && !st.explicit_columns && !has_col_variant;
+  seed_col = false;
+  std::map<std::string, std::size_t> seen;  // non-metric values -> first point
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    std::string key;
+    for (const auto& c : st.columns)
+      if (c == "variant")
+        key += pt_variant_text(points[i]) + ",";
+      else if (std::find(st.metrics.begin(), st.metrics.end(), c) == st.metrics.end())
+        key += cell_text(results[i].at("row").at(c)) + ",";
+    auto [it, fresh] = seen.emplace(key, i);
+    if (fresh) continue;
+    const Point& other = points[it->second];
+    if (other.cell != points[i].cell && !has_col_variant)
+      variant_col = true;
+    else if (other.cell == points[i].cell && other.seed != points[i].seed && !has_col_seed)
+      seed_col = true;
+  }
+}
+
+// The cells of a study: cell key (variant + axis values) -> samples, in first-seen order.
+struct Cells {
+  std::vector<std::pair<std::string, nlohmann::ordered_json>> keys;
+  std::map<std::string, std::vector<stats::Sample>> samples;
+  std::map<std::string, nlohmann::ordered_json> incomplete;  // points without a metric (terminal failure)
+  nlohmann::ordered_json estimates = nlohmann::ordered_json::array();  // link runs' channel estimates
+};
+
+// A link run's channel estimates and delivery checks for summary.json.
+nlohmann::ordered_json channel_estimate(const Study& st, const Point& pt, const nlohmann::json& j) {
+  const auto& ch = j.at("channel");
+  nlohmann::ordered_json e;
+  if (st.declared_variants) e["variant"] = pt.variant;
+  e["policy"] = pt.policy;
+  e["seed"] = pt.seed;
+  e["steps"] = ch.at("steps");
+  e["p_good_to_bad_estimate"] = ch.at("p_good_to_bad_estimate");
+  e["p_bad_to_good_estimate"] = ch.at("p_bad_to_good_estimate");
+  e["order_violations"] = j.at("sink").at("order_violations");
+  e["missing"] = j.at("sink").at("missing");
+  return e;
+}
+
+// Point `pt`'s sample into its cell: one cell per study variant (declared x
+// grid) and value of the axis columns, so a grid key that is not a column
+// still separates cells.
+void add_to_cell(const Study& st, const Point& pt, const nlohmann::json& j, const std::vector<std::string>& axes,
+                 Cells& cells) {
+  const auto& row = j.at("row");
+  nlohmann::ordered_json key;
+  if (!pt.variant.empty()) key["variant"] = pt.variant;
+  for (const auto& a : axes) key[a] = row.at(a);
+  const std::string k = std::to_string(pt.cell) + key.dump();
+  if (!cells.samples.count(k)) cells.keys.emplace_back(k, key);
+  stats::Sample s{pt.policy, pt.seed, {}};
+  bool complete = true;
+  for (const auto& m : st.metrics) {
+    if (row.at(m).is_null())
+      complete = false;
+    else
+      s.metrics[m] = row.at(m).get<double>();
+  }
+  if (complete) {
+    cells.samples[k].push_back(s);
+  } else {
+    cells.incomplete[k].push_back({{"policy", pt.policy}, {"seed", pt.seed}, {"status", j.value("status", "")}});
+    if (!cells.samples.count(k)) cells.samples[k] = {};
+  }
+  if (j.contains("channel")) cells.estimates.push_back(channel_estimate(st, pt, j));
+}
+
+// results.csv (one row per point, columns from result.json "row") and the cells.
+std::string results_csv(const Study& st, const std::vector<Point>& points, const std::vector<nlohmann::json>& results,
+                         Cells& cells) {
   std::vector<std::string> axes;
   for (const auto& c : st.columns)
     if (c != "policy" && c != "seed" && c != "variant" && c != "correct" &&
         std::find(st.metrics.begin(), st.metrics.end(), c) == st.metrics.end())
       axes.push_back(c);
-  // results.csv always tells its points apart: if the listed columns (their
-  // non-metric values) leave two points of different variants, or of
-  // different seeds, looking alike, a leading variant / seed column is added.
-  const bool has_col_variant = std::find(st.columns.begin(), st.columns.end(), "variant") != st.columns.end();
-  const bool has_col_seed = std::find(st.columns.begin(), st.columns.end(), "seed") != st.columns.end();
-  bool variant_col = st.variants.size() > 1 && !st.explicit_columns && !has_col_variant;
-  bool seed_col = false;
-  {
-    std::map<std::string, std::size_t> seen;  // non-metric values -> first point
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      std::string key;
-      for (const auto& c : st.columns)
-        if (c == "variant")
-          key += pt_variant_text(points[i]) + ",";
-        else if (std::find(st.metrics.begin(), st.metrics.end(), c) == st.metrics.end())
-          key += cell_text(results[i].at("row").at(c)) + ",";
-      auto [it, fresh] = seen.emplace(key, i);
-      if (fresh) continue;
-      const Point& other = points[it->second];
-      if (other.cell != points[i].cell && !has_col_variant)
-        variant_col = true;
-      else if (other.cell == points[i].cell && other.seed != points[i].seed && !has_col_seed)
-        seed_col = true;
-    }
-  }
+  bool variant_col = false, seed_col = false;
+  leading_columns(st, points, results, variant_col, seed_col);
   std::ostringstream csv;
   if (variant_col) csv << "variant,";
   if (seed_col) csv << "seed,";
   for (std::size_t i = 0; i < st.columns.size(); ++i) csv << (i ? "," : "") << st.columns[i];
   csv << "\n";
-  // cell key (variant + axis values) -> samples, in first-seen order
-  std::vector<std::pair<std::string, nlohmann::ordered_json>> cell_keys;
-  std::map<std::string, std::vector<stats::Sample>> cells;
-  std::map<std::string, nlohmann::ordered_json> incomplete;  // points without a metric (terminal failure)
-  nlohmann::ordered_json estimates = nlohmann::ordered_json::array();
   for (std::size_t pi = 0; pi < points.size(); ++pi) {
     const Point& pt = points[pi];
-    const auto& j = results[pi];
-    const auto& row = j.at("row");
+    const auto& row = results[pi].at("row");
     if (variant_col) csv << cell_text(nlohmann::json(pt.variant)) << ",";
     if (seed_col) csv << pt.seed << ",";
     for (std::size_t i = 0; i < st.columns.size(); ++i) {
@@ -800,85 +940,70 @@ int collect_tables(const Study& st, const std::vector<Point>& points, const fs::
       csv << (i ? "," : "") << (c == "variant" ? pt_variant_text(pt) : cell_text(row.at(c)));
     }
     csv << "\n";
-    // One cell per study variant (declared x grid) and value of the axis
-    // columns, so a grid key that is not a column still separates cells.
-    nlohmann::ordered_json key;
-    if (!pt.variant.empty()) key["variant"] = pt.variant;
-    for (const auto& a : axes) key[a] = row.at(a);
-    const std::string k = std::to_string(pt.cell) + key.dump();
-    if (!cells.count(k)) cell_keys.emplace_back(k, key);
-    stats::Sample s{pt.policy, pt.seed, {}};
-    bool complete = true;
-    for (const auto& m : st.metrics) {
-      if (row.at(m).is_null())
-        complete = false;
-      else
-        s.metrics[m] = row.at(m).get<double>();
-    }
-    if (complete) {
-      cells[k].push_back(s);
-    } else {
-      incomplete[k].push_back({{"policy", pt.policy}, {"seed", pt.seed}, {"status", j.value("status", "")}});
-      if (!cells.count(k)) cells[k] = {};
-    }
-    if (j.contains("channel")) {
-      const auto& ch = j.at("channel");
-      nlohmann::ordered_json e;
-      if (st.declared_variants) e["variant"] = pt.variant;
-      e["policy"] = pt.policy;
-      e["seed"] = pt.seed;
-      e["steps"] = ch.at("steps");
-      e["p_good_to_bad_estimate"] = ch.at("p_good_to_bad_estimate");
-      e["p_bad_to_good_estimate"] = ch.at("p_bad_to_good_estimate");
-      e["order_violations"] = j.at("sink").at("order_violations");
-      e["missing"] = j.at("sink").at("missing");
-      estimates.push_back(e);
-    }
+    add_to_cell(st, pt, results[pi], axes, cells);
   }
+  return csv.str();
+}
+
+// One cell's statistics into `into`. Pair by seed: a seed enters a cell's
+// statistics only if every policy has a complete point for it (a terminal
+// failure leaves no completion time).
+void summarize_cell(const Study& st, Cells& cells, const std::string& k, nlohmann::ordered_json& into) {
+  std::map<std::uint64_t, std::size_t> count;
+  for (const auto& smp : cells.samples[k]) ++count[smp.seed];
+  std::vector<stats::Sample> paired;
+  nlohmann::ordered_json dropped = nlohmann::ordered_json::array();
+  for (const auto& smp : cells.samples[k]) {
+    if (count[smp.seed] == st.policies.size())
+      paired.push_back(smp);
+    else
+      dropped.push_back({{"policy", smp.group}, {"seed", smp.seed}});
+  }
+  if (cells.incomplete.count(k)) {
+    into["incomplete_points"] = cells.incomplete[k];
+    into["unpaired_points_dropped"] = dropped;
+  }
+  if (paired.empty()) {
+    into["groups"] = nullptr;
+    into["paired_deltas"] = nullptr;
+    return;
+  }
+  auto s = stats::summarize(paired, st.metrics, st.policies);
+  into["groups"] = s["groups"];
+  into["paired_deltas"] = s["paired_deltas"];
+}
+
+// summary.json: the study, its points, and per cell the groups' statistics and paired deltas.
+nlohmann::ordered_json summary_json(const Study& st, const std::vector<Point>& points, Cells& cells) {
   nlohmann::ordered_json summary;
   summary["study"] = st.name;
   summary["fabric"] = st.fabric;
   summary["points"] = points.size();
   summary["metrics"] = st.metrics;
   summary["ci"] = "per-group means: Student t 95 %; paired deltas (a - b, paired by seed): normal approximation 95 %";
-  // Pair by seed: a seed enters a cell's statistics only if every policy has
-  // a complete point for it (a terminal failure leaves no completion time).
-  auto summarize_cell = [&](const std::string& k, nlohmann::ordered_json& into) {
-    std::map<std::uint64_t, std::size_t> count;
-    for (const auto& smp : cells[k]) ++count[smp.seed];
-    std::vector<stats::Sample> paired;
-    nlohmann::ordered_json dropped = nlohmann::ordered_json::array();
-    for (const auto& smp : cells[k]) {
-      if (count[smp.seed] == st.policies.size())
-        paired.push_back(smp);
-      else
-        dropped.push_back({{"policy", smp.group}, {"seed", smp.seed}});
-    }
-    if (incomplete.count(k)) {
-      into["incomplete_points"] = incomplete[k];
-      into["unpaired_points_dropped"] = dropped;
-    }
-    if (paired.empty()) {
-      into["groups"] = nullptr;
-      into["paired_deltas"] = nullptr;
-      return;
-    }
-    auto s = stats::summarize(paired, st.metrics, st.policies);
-    into["groups"] = s["groups"];
-    into["paired_deltas"] = s["paired_deltas"];
-  };
-  if (cell_keys.size() == 1 && st.variants.size() == 1 && st.variants[0].name.empty()) {
-    summarize_cell(cell_keys.front().first, summary);
+  if (cells.keys.size() == 1 && st.variants.size() == 1 && st.variants[0].name.empty()) {
+    summarize_cell(st, cells, cells.keys.front().first, summary);
   } else {
     summary["cells"] = nlohmann::ordered_json::array();
-    for (const auto& [k, key] : cell_keys) {
+    for (const auto& [k, key] : cells.keys) {
       nlohmann::ordered_json cj = key;
-      summarize_cell(k, cj);
+      summarize_cell(st, cells, k, cj);
       summary["cells"].push_back(cj);
     }
   }
-  if (!estimates.empty()) summary["channel_estimates"] = estimates;
-  write_atomic(out / "results.csv", csv.str());
+  if (!cells.estimates.empty()) summary["channel_estimates"] = cells.estimates;
+  return summary;
+}
+
+// Collect: one CSV row per point, columns from result.json "row"; write
+// results.csv and summary.json.
+int collect_tables(const Study& st, const std::vector<Point>& points, const fs::path& out) {
+  std::vector<nlohmann::json> results;
+  if (const int rc = read_results(st, points, results)) return rc;
+  Cells cells;
+  const std::string csv = results_csv(st, points, results, cells);
+  const nlohmann::ordered_json summary = summary_json(st, points, cells);
+  write_atomic(out / "results.csv", csv);
   write_atomic(out / "summary.json", summary.dump(2) + "\n");
   return 0;
 }

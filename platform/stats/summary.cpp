@@ -111,27 +111,33 @@ double percentile_nearest_rank(std::vector<double> v, double p) {
   return v[k];
 }
 
-nlohmann::ordered_json summarize(const std::vector<Sample>& samples, const std::vector<std::string>& metric_names,
-                                 const std::vector<std::string>& group_order) {
-  using ojson = nlohmann::ordered_json;
+namespace {
 
-  {
-    std::set<std::string> seen;
-    for (const auto& g : group_order) {
-      if (!seen.insert(g).second) {
-        throw std::invalid_argument("summarize: duplicate group '" + g + "' in group_order");
-      }
-    }
-    seen.clear();
-    for (const auto& m : metric_names) {
-      if (!seen.insert(m).second) {
-        throw std::invalid_argument("summarize: duplicate metric '" + m + "' in metric_names");
-      }
+using ojson = nlohmann::ordered_json;
+/// group -> seed -> sample (std::map keeps seeds sorted ascending).
+using BySeed = std::map<std::uint64_t, const Sample*>;
+using ByGroup = std::map<std::string, BySeed>;
+
+// Groups and metrics are named once each.
+void check_unique(const std::vector<std::string>& metric_names, const std::vector<std::string>& group_order) {
+  std::set<std::string> seen;
+  for (const auto& g : group_order) {
+    if (!seen.insert(g).second) {
+      throw std::invalid_argument("summarize: duplicate group '" + g + "' in group_order");
     }
   }
+  seen.clear();
+  for (const auto& m : metric_names) {
+    if (!seen.insert(m).second) {
+      throw std::invalid_argument("summarize: duplicate metric '" + m + "' in metric_names");
+    }
+  }
+}
 
-  // group -> seed -> sample (std::map keeps seeds sorted ascending).
-  std::map<std::string, std::map<std::uint64_t, const Sample*>> by_group;
+// Every sample in a listed group, once per seed, with every metric; every group has samples.
+ByGroup index_samples(const std::vector<Sample>& samples, const std::vector<std::string>& metric_names,
+                      const std::vector<std::string>& group_order) {
+  ByGroup by_group;
   for (const auto& g : group_order) by_group[g];
   for (const auto& s : samples) {
     auto it = by_group.find(s.group);
@@ -153,21 +159,25 @@ nlohmann::ordered_json summarize(const std::vector<Sample>& samples, const std::
       throw std::invalid_argument("summarize: group '" + g + "' has no samples");
     }
   }
+  return by_group;
+}
 
-  // Values of one metric for one group, in ascending seed order.
-  auto values = [&](const std::string& g, const std::string& m) {
-    std::vector<double> v;
-    v.reserve(by_group[g].size());
-    for (const auto& [seed, s] : by_group[g]) v.push_back(s->metrics.at(m));
-    return v;
-  };
+// Values of one metric for one group, in ascending seed order.
+std::vector<double> values(const BySeed& group, const std::string& m) {
+  std::vector<double> v;
+  v.reserve(group.size());
+  for (const auto& [seed, s] : group) v.push_back(s->metrics.at(m));
+  return v;
+}
 
-  ojson out = ojson::object();
-  ojson& groups = out["groups"] = ojson::object();
+// "groups": per group its sample count and per metric mean, sd and 95 % CI.
+ojson group_stats(const ByGroup& by_group, const std::vector<std::string>& metric_names,
+                  const std::vector<std::string>& group_order) {
+  ojson groups = ojson::object();
   for (const auto& g : group_order) {
     ojson metrics = ojson::object();
     for (const auto& m : metric_names) {
-      const MeanCI ci = mean_ci(values(g, m), 0.95);
+      const MeanCI ci = mean_ci(values(by_group.at(g), m), 0.95);
       ojson e = ojson::object();
       e["mean"] = num(ci.mean);
       e["sd"] = num(ci.sd);
@@ -177,17 +187,22 @@ nlohmann::ordered_json summarize(const std::vector<Sample>& samples, const std::
       metrics[m] = std::move(e);
     }
     ojson ge = ojson::object();
-    ge["n"] = by_group[g].size();
+    ge["n"] = by_group.at(g).size();
     ge["metrics"] = std::move(metrics);
     groups[g] = std::move(ge);
   }
+  return groups;
+}
 
-  ojson& deltas = out["paired_deltas"] = ojson::array();
+// "paired_deltas": every ordered pair of groups (same seed sets), per metric the paired delta b - a.
+ojson paired_deltas(const ByGroup& by_group, const std::vector<std::string>& metric_names,
+                    const std::vector<std::string>& group_order) {
+  ojson deltas = ojson::array();
   for (const auto& ga : group_order) {
     for (const auto& gb : group_order) {
       if (ga == gb) continue;
-      const auto& sa = by_group[ga];
-      const auto& sb = by_group[gb];
+      const auto& sa = by_group.at(ga);
+      const auto& sb = by_group.at(gb);
       const bool same_seeds =
           sa.size() == sb.size() &&
           std::equal(sa.begin(), sa.end(), sb.begin(), [](const auto& x, const auto& y) { return x.first == y.first; });
@@ -196,7 +211,7 @@ nlohmann::ordered_json summarize(const std::vector<Sample>& samples, const std::
       }
       ojson metrics = ojson::object();
       for (const auto& m : metric_names) {
-        const PairedDelta pd = paired_delta(values(ga, m), values(gb, m), 0.95);
+        const PairedDelta pd = paired_delta(values(sa, m), values(sb, m), 0.95);
         ojson e = ojson::object();
         e["mean_delta"] = num(pd.mean_delta);
         e["ci95_lo"] = num(pd.lo);
@@ -214,6 +229,18 @@ nlohmann::ordered_json summarize(const std::vector<Sample>& samples, const std::
       deltas.push_back(std::move(pe));
     }
   }
+  return deltas;
+}
+
+}  // namespace
+
+nlohmann::ordered_json summarize(const std::vector<Sample>& samples, const std::vector<std::string>& metric_names,
+                                 const std::vector<std::string>& group_order) {
+  check_unique(metric_names, group_order);
+  const ByGroup by_group = index_samples(samples, metric_names, group_order);
+  ojson out = ojson::object();
+  out["groups"] = group_stats(by_group, metric_names, group_order);
+  out["paired_deltas"] = paired_deltas(by_group, metric_names, group_order);
   return out;
 }
 

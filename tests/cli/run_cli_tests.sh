@@ -925,7 +925,37 @@ t_host_run_is_deterministic() {
   cmp -s "$RES/h1/result.json" "$RES/h2/result.json" || note "result.json differs between identical runs"
   grep -q '"drains"' "$RES/h1/result.json" || note "no drains counter in result.json"
 }
+# Global address map of a PCIe host: check prints every GPU and host memory
+# (declared bases kept, the others first fit in GPU-id order, 4 KiB aligned);
+# overlapping or misaligned addresses are exit 2 at the address key, for check
+# and for run (before any output).
+t_host_address_map() {
+  fs check "$FRANK" --dot "$RES/hmap.dot"
+  [[ $rc -eq 0 ]] || { note "check: exit $rc"; show_output; return; }
+  grep -q "global address map (name, base, size):" "$OUT" || { note "check prints no address map"; show_output; }
+  grep -Eq "^  gpu0 +0x000000000000  [0-9]+ B" "$OUT" || { note "gpu0 not assigned at 0"; show_output; }
+  grep -Eq "^  gpu16 +0x0000006[0-9a-f]{2}000  " "$OUT" || { note "gpu16 not after gpu15, 4 KiB aligned"; show_output; }
+  grep -Eq "^  host_memory +0x[0-9a-f]{9}000  268435456 B" "$OUT" || { note "host memory not in the map"; show_output; }
+  write_frank hmapd.yaml 's/host_memory: {size: 256MiB}/host_memory: {size: 256MiB, address: 1GiB}/; s/{id: 5, partition: sw1.p0}/{id: 5, partition: sw1.p0, address: 0x80000000}/'
+  fs check "$FX/hmapd.yaml" --dot "$RES/hmapd.dot"
+  [[ $rc -eq 0 ]] || { note "check with declared addresses: exit $rc"; show_output; return; }
+  grep -Eq "^  host_memory +0x000040000000  268435456 B" "$OUT" || { note "host memory not at its declared 1 GiB"; show_output; }
+  grep -Eq "^  gpu5 +0x000080000000  " "$OUT" || { note "gpu5 not at its declared 0x80000000"; show_output; }
+  grep -Eq "^  gpu6 +0x0000001f4000  " "$OUT" || { note "gpu6 not first fit after gpu4"; show_output; }
+  write_frank hover.yaml 's/{id: 1, partition: sw0.p0}/{id: 1, partition: sw0.p0, address: 0x0}/; s/{id: 0, partition: sw0.p0}/{id: 0, partition: sw0.p0, address: 0x1000}/'
+  fs check "$FX/hover.yaml" --dot "$RES/hover.dot"
+  expect_bad_input "$RES/hover.dot" "hover.yaml:43:" "fabric.gpus[1].address" "overlaps the memory of gpu0"
+  fs run "$FX/hover.yaml" --out "$RES/hover"
+  expect_bad_input "$RES/hover" "hover.yaml:43:" "fabric.gpus[1].address" "overlaps the memory of gpu0"
+  write_frank hmis.yaml 's/host_memory: {size: 256MiB}/host_memory: {size: 256MiB, address: 0x1234}/'
+  fs run "$FX/hmis.yaml" --out "$RES/hmis"
+  expect_bad_input "$RES/hmis" "hmis.yaml:59:" "fabric.host_memory.address" "not aligned"
+  fs check "$FRANK" --set fabric.address_base=0x3000 --dot "$RES/hbase.dot"
+  [[ $rc -eq 0 ]] || { note "check with fabric.address_base: exit $rc"; show_output; return; }
+  grep -Eq "^  gpu0 +0x000000003000  " "$OUT" || { note "gpu0 not at fabric.address_base"; show_output; }
+}
 check "pcie host, stall window longer than its period: exit 2, file:line, key" t_host_window_longer_than_period
+check "pcie host, global address map: check prints it; overlap / misalignment are exit 2 at the key" t_host_address_map
 check "pcie host, partition on a missing host bridge: exit 2, file:line, key" t_host_missing_bridge
 check "pcie host, GPU on a missing partition: exit 2, file:line, key" t_host_gpu_on_missing_partition
 check "pcie host, group naming a missing GPU: exit 2, names the override" t_host_group_bad_gpu

@@ -8,6 +8,7 @@
 
 #include "platform/config/yaml_config.h"
 #include "platform/fabric/host_config.h"
+#include "platform/sim/host_platform.h"
 #include "platform/sim/host_run.h"
 
 using namespace fabricsim;
@@ -18,6 +19,31 @@ fabric::HostRunConfig frank2(std::vector<std::string> sets) {
   return fabric::parse_host(config::root_section(doc));
 }
 }  // namespace
+
+// The elaborated host holds the global address map: every GPU of the host
+// (rank = index in the group, -1 outside it) at the GPUs' memory size, host
+// memory at its declared base as endpoint N.
+TEST(PcieHost, PlatformHoldsTheHostAddressMap) {
+  const auto cfg = frank2({"workload.group=[5,0]", "workload.ops=1", "fabric.host_memory.address=1GiB"});
+  sim::HostPlatform P(cfg);
+  ASSERT_EQ(P.ranks(), 2);
+  EXPECT_EQ(P.rank_names(), (std::vector<std::string>{"gpu5", "gpu0"}));
+  EXPECT_EQ(P.endpoint_names().back(), "host_memory");
+  const auto& m = P.address_map();
+  ASSERT_EQ(m.regions().size(), 18u);  // 17 GPUs + host memory
+  EXPECT_EQ(P.base_address("host_memory"), 1ull << 30);
+  const std::uint64_t gpu_bytes = P.accelerator(0).params().memory_bytes;
+  EXPECT_EQ(gpu_bytes, sim::host_gpu_memory_bytes(cfg));
+  const auto* gpu0 = m.decode(P.base_address("gpu0"), gpu_bytes);
+  ASSERT_NE(gpu0, nullptr);
+  EXPECT_EQ(gpu0->name, "gpu0");
+  EXPECT_EQ(gpu0->rank, 1);
+  EXPECT_EQ(gpu0->base, 0u);  // first fit from 0, GPU ids in order
+  EXPECT_EQ(m.decode(P.base_address("gpu1"), 1)->rank, -1);
+  EXPECT_EQ(P.base_address("gpu1"), gpu_bytes);
+  EXPECT_EQ(m.decode(P.base_address("gpu5"), 1)->rank, 0);
+  EXPECT_EQ(m.decode((1ull << 30) + 5, 8)->rank, 2);  // host memory: the kernel's memory-only endpoint N
+}
 
 TEST(PcieHost, NcclShmThroughHostMemoryIsExact) {
   const auto r = sim::run_host(
