@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "platform/config/link_config.h"
@@ -96,6 +97,15 @@ const std::vector<std::string> kLinkColumns{"policy",
                                             "terminal_failures",
                                             "first_attempt_errors",
                                             "delivered_flits"};
+// The protocol comparison's columns, in the rows of both link experiments
+// (topologies/studies/link-protocols.yaml).
+const std::vector<std::string> kProtocolRowKeys{"protocol", "channel", "wire_ber", "goodput_gbps", "p99_latency_ns",
+                                                "retransmitted_bytes", "reverse_bytes", "seed"};
+std::vector<std::string> with_protocol_keys(std::vector<std::string> keys) {
+  for (const auto& k : kProtocolRowKeys)
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  return keys;
+}
 const std::vector<std::string> kLinkMetrics{
     "goodput_gbps",         "p99_us",         "replayed_flits", "fec_bytes", "control_bytes", "terminal_failures",
     "first_attempt_errors", "delivered_flits"};
@@ -144,7 +154,7 @@ const RunKind& link_pair() {
                          "link.policy.name",
                          "",
                          kLinkColumns,
-                         kLinkColumns,
+                         with_protocol_keys(kLinkColumns),
                          kLinkMetrics,
                          true,
                          true,
@@ -186,7 +196,7 @@ const RunKind& rifl_link() {
                          "",
                          "a rifl-link fabric has no FEC policy (RIFL retransmits; see docs/models/rifl.md)",
                          kRiflColumns,
-                         kRiflRowKeys,
+                         with_protocol_keys(kRiflRowKeys),
                          kRiflMetrics,
                          true,
                          false,

@@ -63,6 +63,19 @@ std::vector<std::uint64_t> read_seeds(config::Section& s, const std::string& key
 }
 }  // namespace
 
+namespace {
+// A variant's fabric file, run kind and policies (its own or the study's).
+const std::string& variant_fabric(const Study& st, const StudyVariant& v) {
+  return v.fabric.empty() ? st.fabric : v.fabric;
+}
+const RunKind& variant_kind(const Study& st, const StudyVariant& v) {
+  return run_kind(v.fabric_kind.empty() ? st.fabric_kind : v.fabric_kind);
+}
+const std::vector<std::string>& variant_policies(const Study& st, const StudyVariant& v) {
+  return v.policies.empty() ? st.policies : v.policies;
+}
+}  // namespace
+
 Study load_study(const std::string& path) {
   auto doc = std::make_shared<config::Document>(config::load_document(path));
   Study st;
@@ -102,26 +115,32 @@ Study load_study(const std::string& path) {
   st.common = s.assignments("set");
   st.explicit_columns = s.has("columns");
   st.columns = s.strings("columns", kind.default_columns);
-  const std::vector<std::string>& row_keys = kind.row_keys;
-  for (const auto& c : st.columns)
-    if (c != "variant" && std::find(row_keys.begin(), row_keys.end(), c) == row_keys.end()) {
-      std::string known;
-      for (const auto& k : row_keys) known += (known.empty() ? "" : ", ") + k;
-      known += ", variant";
-      s.fail("columns", fmt::format("'{}' is not a result column of a {} run (known: {})", c, st.fabric_kind, known));
-    }
+  auto check_columns = [&](const RunKind& k, const std::string& kind_name) {
+    const std::vector<std::string>& row_keys = k.row_keys;
+    for (const auto& c : st.columns)
+      if (c != "variant" && std::find(row_keys.begin(), row_keys.end(), c) == row_keys.end()) {
+        std::string known;
+        for (const auto& rk : row_keys) known += (known.empty() ? "" : ", ") + rk;
+        known += ", variant";
+        s.fail("columns", fmt::format("'{}' is not a result column of a {} run (known: {})", c, kind_name, known));
+      }
+  };
+  check_columns(kind, st.fabric_kind);
   st.metrics = s.strings("metrics", kind.default_metrics);
   for (const auto& m : st.metrics)
     if (std::find(st.columns.begin(), st.columns.end(), m) == st.columns.end())
       s.fail("metrics", fmt::format("metric '{}' is not one of the columns", m));
+  const bool has_protocol = std::find(st.columns.begin(), st.columns.end(), "protocol") != st.columns.end();
   for (const auto& need : {"policy", "seed"})
-    if (!no_policy && std::find(st.columns.begin(), st.columns.end(), need) == st.columns.end())
+    if (!no_policy && std::find(st.columns.begin(), st.columns.end(), need) == st.columns.end() &&
+        !(has_protocol && std::string(need) == "policy"))  // a protocol column names the policy too
       s.fail("columns", fmt::format("columns must include '{}'", need));
 
   // run.seed and the link policy are the study's axes (seeds:, policies:): a
   // `set` of them would be overridden by every point's --seed / --policy.
-  const std::string& policy_key = kind.policy_key;
-  auto reject_axis_keys = [&](config::Section& sec, const std::string& key, const std::vector<std::string>& assigns) {
+  auto reject_axis_keys = [&](config::Section& sec, const std::string& key, const std::vector<std::string>& assigns,
+                              const RunKind* vkind = nullptr) {
+    const std::string& policy_key = (vkind ? *vkind : kind).policy_key;
     for (const auto& a : assigns) {
       const std::string k = a.substr(0, a.find('='));
       auto covers = [&](const std::string& target) { return !target.empty() && config::assignment_sets(a, target); };
@@ -144,8 +163,42 @@ Study load_study(const std::string& path) {
     sv.name = v.required_string("name");
     if (!names.insert(sv.name).second) v.fail("name", fmt::format("variant '{}' is listed twice", sv.name));
     v.string("description", "");
+    const RunKind* vkind = &kind;
+    if (v.has("fabric")) {
+      sv.fabric = (fs::path(path).parent_path() / v.required_string("fabric")).lexically_normal().string();
+      if (!config::is_file(sv.fabric)) v.fail("fabric", fmt::format("fabric file '{}' not found", sv.fabric));
+      sv.fabric_kind = fabric::fabric_kind(config::load_document(sv.fabric));
+      vkind = &run_kind(sv.fabric_kind);
+      if (st.explicit_columns) {
+        try {
+          check_columns(*vkind, sv.fabric_kind);
+        } catch (const config::ConfigError& e) {
+          v.fail("fabric", fmt::format("the study's columns do not fit this fabric: {}", e.what()));
+        }
+      } else if (vkind != &kind) {
+        v.fail("fabric", fmt::format("a {} fabric beside the study's {} one needs the study to list its `columns:` "
+                                     "(keys both kinds' rows have, e.g. protocol, goodput_gbps)",
+                                     sv.fabric_kind, st.fabric_kind));
+      }
+    }
+    if (v.has("policies")) {
+      if (!vkind->has_policy())
+        v.fail("policies", fmt::format("a {} fabric has no link policy; drop 'policies'",
+                                       sv.fabric_kind.empty() ? st.fabric_kind : sv.fabric_kind));
+      sv.policies = v.strings("policies", {});
+      if (sv.policies.empty()) v.fail("policies", "at least one policy is required");
+      const auto& names = link::policy_names();
+      for (const auto& p : sv.policies)
+        if (std::find(names.begin(), names.end(), p) == names.end())
+          v.fail("policies", fmt::format("unknown policy '{}'", p));
+      if (std::set<std::string>(sv.policies.begin(), sv.policies.end()).size() != sv.policies.size())
+        v.fail("policies", "a policy is listed twice");
+    } else if (vkind != &kind) {
+      sv.policies = vkind->has_policy() ? st.policies : std::vector<std::string>{"none"};
+      if (vkind->has_policy() && no_policy) sv.policies = {"preface"};
+    }
     sv.assignments = v.assignments("set");
-    reject_axis_keys(v, "set", sv.assignments);
+    reject_axis_keys(v, "set", sv.assignments, vkind);
     sv.seeds = read_seeds(v, "seeds", false);
     v.finish();
     declared.push_back(sv);
@@ -187,13 +240,14 @@ Study load_study(const std::string& path) {
 
   // Validate the fabric under every variant and policy before anything runs.
   for (const auto& v : st.variants) {
-    for (const auto& p : st.policies) {
+    const RunKind& vk = variant_kind(st, v);
+    for (const auto& p : variant_policies(st, v)) {
       std::vector<std::string> a = st.common;
       a.insert(a.end(), v.assignments.begin(), v.assignments.end());
-      if (!no_policy) a.push_back(kind.policy_key + "=" + p);
+      if (vk.has_policy()) a.push_back(vk.policy_key + "=" + p);
       try {
-        const auto fdoc = config::load_with_overrides(st.fabric, a);
-        kind.parse(fdoc);
+        const auto fdoc = config::load_with_overrides(variant_fabric(st, v), a);
+        vk.parse(fdoc);
       } catch (const config::ConfigError& e) {
         throw config::ConfigError(std::string(e.what()) + (v.name.empty() ? "" : " (variant '" + v.name + "')") +
                                   " [study " + path + "]");
@@ -363,7 +417,8 @@ std::vector<Point> make_points(const Study& st, const fs::path& out) {
   for (std::size_t vi = 0; vi < st.variants.size(); ++vi) {
     const auto& v = st.variants[vi];
     const auto& seeds = v.seeds.empty() ? st.seeds : v.seeds;
-    for (const auto& p : st.policies)
+    const bool no_policy = !variant_kind(st, v).has_policy();
+    for (const auto& p : variant_policies(st, v))
       for (auto s : seeds) {
         Point pt{v.name, p, s, "", {}};
         pt.cell = vi;
@@ -374,11 +429,10 @@ std::vector<Point> make_points(const Study& st, const fs::path& out) {
             if (ch == '/' || ch == '\\' || ch == ' ') ch = '_';
           d /= fmt::format("c{:03d}{}", vi, tag.empty() ? "" : "-" + tag);
         }
-        const bool no_policy = !run_kind(st.fabric_kind).has_policy();
         if (!no_policy) d /= p;
         d /= fmt::format("s{}", s);
         pt.dir = d.string();
-        pt.args = {"run", st.fabric, "--seed", std::to_string(s), "--quiet", "--out", pt.dir};
+        pt.args = {"run", variant_fabric(st, v), "--seed", std::to_string(s), "--quiet", "--out", pt.dir};
         if (!no_policy) pt.args.insert(pt.args.begin() + 4, {"--policy", p});
         for (const auto& a : st.common) pt.args.insert(pt.args.end(), {"--set", a});
         for (const auto& a : v.assignments) pt.args.insert(pt.args.end(), {"--set", a});
@@ -788,6 +842,7 @@ int collect_tables(const Study& st, const std::vector<Point>& points, const fs::
   std::vector<std::pair<std::string, nlohmann::ordered_json>> cell_keys;
   std::map<std::string, std::vector<stats::Sample>> cells;
   std::map<std::string, nlohmann::ordered_json> incomplete;  // points without a metric (terminal failure)
+  std::map<std::string, std::size_t> cell_variant;           // cell key -> index of its study variant
   nlohmann::ordered_json estimates = nlohmann::ordered_json::array();
   for (std::size_t pi = 0; pi < points.size(); ++pi) {
     const Point& pt = points[pi];
@@ -807,6 +862,7 @@ int collect_tables(const Study& st, const std::vector<Point>& points, const fs::
     for (const auto& a : axes) key[a] = row.at(a);
     const std::string k = std::to_string(pt.cell) + key.dump();
     if (!cells.count(k)) cell_keys.emplace_back(k, key);
+    cell_variant[k] = pt.cell;
     stats::Sample s{pt.policy, pt.seed, {}};
     bool complete = true;
     for (const auto& m : st.metrics) {
@@ -844,12 +900,13 @@ int collect_tables(const Study& st, const std::vector<Point>& points, const fs::
   // Pair by seed: a seed enters a cell's statistics only if every policy has
   // a complete point for it (a terminal failure leaves no completion time).
   auto summarize_cell = [&](const std::string& k, nlohmann::ordered_json& into) {
+    const auto& policies = variant_policies(st, st.variants[cell_variant[k]]);
     std::map<std::uint64_t, std::size_t> count;
     for (const auto& smp : cells[k]) ++count[smp.seed];
     std::vector<stats::Sample> paired;
     nlohmann::ordered_json dropped = nlohmann::ordered_json::array();
     for (const auto& smp : cells[k]) {
-      if (count[smp.seed] == st.policies.size())
+      if (count[smp.seed] == policies.size())
         paired.push_back(smp);
       else
         dropped.push_back({{"policy", smp.group}, {"seed", smp.seed}});
@@ -863,7 +920,7 @@ int collect_tables(const Study& st, const std::vector<Point>& points, const fs::
       into["paired_deltas"] = nullptr;
       return;
     }
-    auto s = stats::summarize(paired, st.metrics, st.policies);
+    auto s = stats::summarize(paired, st.metrics, policies);
     into["groups"] = s["groups"];
     into["paired_deltas"] = s["paired_deltas"];
   };
