@@ -24,7 +24,10 @@ FabricCheck check_link_pair(std::shared_ptr<config::Document> doc) {
   const auto cfg = config::parse_link_experiment(config::root_section(doc));
   FabricCheck c;
   c.name = cfg.name;
-  c.summary = fmt::format("fabric {} (link-pair): 2 endpoints, 1 link, policy {}\n", cfg.name, cfg.link.policy_name);
+  c.summary = fmt::format("fabric {} (link-pair): 2 endpoints, 1 link, policy {}{}\n", cfg.name, cfg.link.policy_name,
+                          cfg.link.channel_model == link::LinkConfig::ChannelModel::independent
+                              ? fmt::format(", independent channel at BER {:.3g}", cfg.link.ber)
+                              : std::string());
   return c;
 }
 
@@ -35,8 +38,11 @@ FabricCheck check_rifl_link(std::shared_ptr<config::Document> doc) {
   c.name = cfg.name;
   c.summary = fmt::format(
       "fabric {} (rifl-link): 2 endpoints, 1 bonded RIFL link of {} lanes x {} Gb/s, {}-bit frames, "
-      "BER {:.3g} / {:.3g}, {} B per direction\n",
-      cfg.name, l.lanes, l.lane_rate_bps / 1e9, l.frame_bits, l.ber_ab, l.ber_ba, l.bytes_per_direction);
+      "BER {:.3g} / {:.3g}, {} B per direction{}\n",
+      cfg.name, l.lanes, l.lane_rate_bps / 1e9, l.frame_bits, l.ber_ab, l.ber_ba, l.bytes_per_direction,
+      l.fec_on ? fmt::format(", light FEC {} ({:g} % parity, {} symbols per codeword)", l.fec.name,
+                             l.fec.overhead * 100, l.fec.correctable)
+               : std::string());
   return c;
 }
 
