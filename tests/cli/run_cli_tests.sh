@@ -1530,6 +1530,44 @@ if len(ge) != 4 or any(r["wire_ber"] for r in ge): sys.exit("burst-channel rows:
 PY
   ) || note "results.csv: $why"
 }
+t_protocols_bad_study() {
+  # A variant of another run kind needs the study's columns; a rifl-link variant takes no policies.
+  cat >"$FX/mix1.yaml" <<EOF2
+study:
+  name: mix1
+  fabric: $ROOT/topologies/link-protocols-ualink.yaml
+  seeds: {first: 1, count: 1}
+  variants:
+    - {name: r, fabric: $ROOT/topologies/link-protocols-rifl.yaml}
+EOF2
+  fs sweep "$FX/mix1.yaml" --out "$RES/mix1"
+  expect_bad_input "$RES/mix1" "mix1.yaml:6:" "fabric" "columns"
+  cat >"$FX/mix2.yaml" <<EOF2
+study:
+  name: mix2
+  fabric: $ROOT/topologies/link-protocols-ualink.yaml
+  seeds: {first: 1, count: 1}
+  columns: [protocol, seed, goodput_gbps]
+  metrics: [goodput_gbps]
+  variants:
+    - {name: r, fabric: $ROOT/topologies/link-protocols-rifl.yaml, policies: [preface]}
+EOF2
+  fs sweep "$FX/mix2.yaml" --out "$RES/mix2"
+  expect_bad_input "$RES/mix2" "mix2.yaml:8:" "policies" "no link policy"
+  cat >"$FX/mix3.yaml" <<EOF2
+study:
+  name: mix3
+  fabric: $ROOT/topologies/link-protocols-ualink.yaml
+  seeds: {first: 1, count: 1}
+  columns: [protocol, seed, p99_us]
+  metrics: [p99_us]
+  variants:
+    - {name: r, fabric: $ROOT/topologies/link-protocols-rifl.yaml}
+EOF2
+  fs sweep "$FX/mix3.yaml" --out "$RES/mix3"
+  expect_bad_input "$RES/mix3" "mix3.yaml:8:" "'p99_us' is not a result column of a rifl-link run"
+}
+check "study variants of another run kind: columns required and checked, no policies on rifl-link: exit 2, file:line:key" t_protocols_bad_study
 check "link-protocols: rifl.fec: bogus, link.channel.ber: 2, ber without model independent: exit 2, file:line:key" t_protocols_bad_input
 check "link-protocols-quick: protocol column, goodput and latency as the framing implies, RIFL's reverse bytes below UALink's" t_protocols_quick_study
 
