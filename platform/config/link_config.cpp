@@ -79,8 +79,11 @@ void link_basics(Section& s, link::LinkConfig& c) {
   c.rx_buffer_flits = static_cast<std::uint32_t>(s.integer("rx_buffer", c.rx_buffer_flits, 0, 1u << 24));
 }
 
-// fec_profiles: weakest first, distinct names, 1..127 of them (absent: the base's menu).
-void fec_profiles(Section& s, link::LinkConfig& c) {
+}  // namespace
+
+link::FecMenu parse_fec_menu(Section& s, const link::FecMenu& base) {
+  link::LinkConfig c;
+  c.fec_menu = base;
   if (s.has("fec_profiles")) {
     c.fec_menu.clear();
     for (auto& p : s.list("fec_profiles")) {
@@ -106,7 +109,13 @@ void fec_profiles(Section& s, link::LinkConfig& c) {
   } else {
     s.list("fec_profiles");
   }
+  return c.fec_menu;
 }
+
+namespace {
+
+// fec_profiles: weakest first, distinct names, 1..127 of them (absent: the base's menu).
+void fec_profiles(Section& s, link::LinkConfig& c) { c.fec_menu = parse_fec_menu(s, c.fec_menu); }
 
 // Serialization times in integer ps: every flit (with each profile's FEC
 // overhead) and every control flit must take between 1 ps and the time limit
@@ -128,10 +137,19 @@ void check_wire_times(Section& s, const link::LinkConfig& c) {
                        c.control_flit_bytes, w, c.reverse_rate_bps));
 }
 
-// channel: the Gilbert-Elliott model.
+const std::vector<std::pair<std::string, link::LinkConfig::ChannelModel>> kChannel{
+    {"gilbert-elliott", link::LinkConfig::ChannelModel::gilbert_elliott},
+    {"independent", link::LinkConfig::ChannelModel::independent}};
+
+// channel: the Gilbert-Elliott model (its parameters are also PREFACE's
+// filter model), or independent bit errors at `ber` on the forward wire.
 void channel(Section& s, link::LinkConfig& c) {
   Section ch = s.child_or_empty("channel");
-  ch.choice("model", "gilbert-elliott", {"gilbert-elliott"});
+  c.channel_model = pick(ch, "model", c.channel_model, kChannel);
+  c.ber = ch.number("ber", c.ber, 0.0, 0.5);
+  if (ch.has("ber") && c.channel_model != link::LinkConfig::ChannelModel::independent)
+    ch.fail("ber", "ber applies to model: independent (the Gilbert-Elliott channel draws per flit)");
+  c.symbol_bits = static_cast<std::uint32_t>(ch.integer("symbol_bits", c.symbol_bits, 1, 64));
   c.channel.a = ch.probability("p_good_to_bad", c.channel.a);
   c.channel.b = ch.probability("p_bad_to_good", c.channel.b);
   c.channel.e_good = ch.probability("error_good", c.channel.e_good);
@@ -255,10 +273,17 @@ nlohmann::ordered_json to_json(const LinkExperimentConfig& e) {
                                  {"overhead", p.overhead},
                                  {"decode_delay_ps", p.decode_delay_ps},
                                  {"correctable", p.correctable}});
-  l["channel"] = {{"model", "gilbert-elliott"},      {"p_good_to_bad", c.channel.a},
-                  {"p_bad_to_good", c.channel.b},    {"error_good", c.channel.e_good},
-                  {"error_bad", c.channel.e_bad},    {"magnitude_good", c.channel.m_good},
+  l["channel"] = {{"model", name_of(c.channel_model, kChannel)},
+                  {"p_good_to_bad", c.channel.a},
+                  {"p_bad_to_good", c.channel.b},
+                  {"error_good", c.channel.e_good},
+                  {"error_bad", c.channel.e_bad},
+                  {"magnitude_good", c.channel.m_good},
                   {"magnitude_bad", c.channel.m_bad}};
+  if (c.channel_model == link::LinkConfig::ChannelModel::independent) {
+    l["channel"]["ber"] = c.ber;
+    l["channel"]["symbol_bits"] = c.symbol_bits;
+  }
   l["policy"] = {{"name", c.policy_name},
                  {"lambda", c.policy.lambda},
                  {"post_decode",

@@ -40,6 +40,11 @@ link::LinkConfig parse_link(Section link);
 /// base's values (a present fec_profiles list replaces the whole menu).
 link::LinkConfig parse_link_overlay(Section link, const link::LinkConfig& base);
 
+/// The `fec_profiles` list of section `s` (weakest first, distinct names,
+/// 1..127 profiles, each {name, overhead, decode_delay, correctable}); absent:
+/// `base`. Errors: ConfigError naming file, line and key.
+link::FecMenu parse_fec_menu(Section& s, const link::FecMenu& base);
+
 /// Parse a whole link-pair fabric file (sections fabric, link, traffic, run).
 LinkExperimentConfig parse_link_experiment(Section root);
 

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "platform/config/link_config.h"
 #include "platform/config/units.h"
 
 namespace fabricsim::config {
@@ -43,8 +44,28 @@ Section rifl_channel(Section& s, rifl::RiflConfig& c) {
   c.ge.e_bad = ch.probability("error_bad", c.ge.e_bad);
   c.ge.m_good = static_cast<std::uint32_t>(ch.integer("magnitude_good", c.ge.m_good, 1, 1024));
   c.ge.m_bad = static_cast<std::uint32_t>(ch.integer("magnitude_bad", c.ge.m_bad, 1, 1024));
+  c.errors_ba = ch.choice("directions", "both", {"both", "a-to-b"}) == "both";
+  if (!c.errors_ba && c.ber_ba > 0 && ch.has("ber_b_to_a"))
+    ch.fail("ber_b_to_a", "directions: a-to-b leaves B->A error free; drop ber_b_to_a or use directions: both");
+  if (!c.errors_ba) c.ber_ba = 0;
+  const std::string step = ch.choice("chain_step", "frame", {"frame", "flit"});
+  c.ge_step = step == "flit" ? rifl::RiflConfig::GeStep::flit : rifl::RiflConfig::GeStep::frame;
+  if (ch.has("chain_step") && c.channel != rifl::RiflConfig::Channel::gilbert_elliott)
+    ch.fail("chain_step", "chain_step applies to model: gilbert-elliott");
   ch.finish();
   return ch;
+}
+
+// rifl.fec: none or a profile of rifl.fec_profiles (default: the link layer's
+// LOW / LIGHT / STRONG menu), the light FEC below RIFL on every lane.
+void rifl_fec(Section& s, rifl::RiflConfig& c) {
+  const link::FecMenu menu = parse_fec_menu(s, link::default_fec_menu());
+  std::vector<std::string> names{"none"};
+  for (const auto& p : menu) names.push_back(p.name);
+  const std::string fec = s.choice("fec", "none", names);
+  c.fec_on = fec != "none";
+  for (const auto& p : menu)
+    if (p.name == fec) c.fec = p;
 }
 
 // traffic: the saturating packet stream.
@@ -71,6 +92,7 @@ void check_derived(const Section& s, const Section& ch, const rifl::RiflConfig& 
     const std::string key = colon == std::string::npos ? "" : m.substr(0, colon);
     const std::string msg = colon == std::string::npos ? m : m.substr(colon + 2);
     if (key == "ber") ch.fail("ber", msg);
+    if (key == "fec") s.fail("fec", msg);
     s.fail(s.has(key) || key.rfind("fc_", 0) == 0 || key == "retransmit_buffer" ? key : "", msg);
   }
 }
@@ -103,6 +125,7 @@ RiflExperimentConfig parse_rifl_experiment(Section root) {
   c.fc_off = static_cast<std::uint32_t>(s.integer("fc_off", 0, 0, 1u << 24));
   c.clock_offset_ppm = s.number("clock_offset_ppm", 0.0, -1000.0, 1000.0);
   c.resync_frames = static_cast<std::uint32_t>(s.integer("resync_frames", c.resync_frames, 1, 1u << 20));
+  rifl_fec(s, c);
   const Section ch = rifl_channel(s, c);
   s.finish();  // an unknown key under rifl: is an error like everywhere else
   rifl_traffic(root, c);
@@ -147,6 +170,19 @@ nlohmann::ordered_json to_json(const RiflExperimentConfig& e) {
                          {"error_bad", c.ge.e_bad},
                          {"magnitude_good", c.ge.m_good},
                          {"magnitude_bad", c.ge.m_bad}});
+  if (c.channel == rifl::RiflConfig::Channel::gilbert_elliott && c.ge_step == rifl::RiflConfig::GeStep::flit)
+    j["channel"]["chain_step"] = "flit";
+  if (!c.errors_ba) j["channel"]["directions"] = "a-to-b";
+  if (c.fec_on)
+    j["fec"] = {{"profile", c.fec.name},
+                {"overhead", c.fec.overhead},
+                {"decode_delay_ps", c.fec.decode_delay_ps},
+                {"correctable_symbols", c.fec.correctable},
+                {"symbol_bits", c.fec_symbol_bits},
+                {"codeword_data_bits", c.fec_codeword_data_bits},
+                {"codeword_bits", d.fec_codeword_bits},
+                {"frames_per_codeword", d.fec_frames},
+                {"latency_ns", d.fec_latency_ns}};
   j["traffic"] = {{"bytes_per_direction", c.bytes_per_direction},
                   {"payload_min_bytes", c.payload_min},
                   {"payload_max_bytes", c.payload_max},

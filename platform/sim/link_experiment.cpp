@@ -1,5 +1,9 @@
 #include "platform/sim/link_experiment.h"
 
+#include <fmt/format.h>
+
+#include <fmt/format.h>
+
 #include <systemc>
 #include <tlm>
 
@@ -17,8 +21,17 @@ std::uint64_t default_deadline_ps(const config::LinkExperimentConfig& c) {
 
 namespace {
 
+// Per transmission: the first serialization start of every flit and the wire
+// bytes of retransmissions (the protocol comparison's latency and bytes).
+struct TxLog {
+  std::vector<link::ps_t> first_tx;
+  std::uint64_t retransmitted_bytes = 0;
+  std::vector<std::uint64_t> wire_bytes;  // per profile
+};
+
 // Trace: forward transmissions (seq / replay spans) and each change of FEC profile or window.
-void trace_setup(report::TraceWriter* trace, LinkPairPlatform& top, const config::LinkExperimentConfig& c) {
+link::LinkEngine::TxObserver trace_setup(report::TraceWriter* trace, LinkPairPlatform& top,
+                                         const config::LinkExperimentConfig& c) {
   trace->name_process(1, top.port().name());
   trace->name_thread(1, 1, "forward transmissions");
   trace->name_thread(1, 2, "FEC profile / window W_t");
@@ -26,7 +39,7 @@ void trace_setup(report::TraceWriter* trace, LinkPairPlatform& top, const config
   for (const auto& p : c.link.fec_menu)
     wire.push_back(link::wire_time_ps(c.link.flit_bytes * (1.0 + p.overhead), c.link.forward_rate_bps));
   auto last = std::make_shared<std::pair<int, std::uint32_t>>(-1, 0);
-  top.port().set_tx_observer([trace, wire, last, menu = c.link.fec_menu](const link::TxRecord& x) {
+  return [trace, wire, last, menu = c.link.fec_menu](const link::TxRecord& x) {
     trace->span((x.replay ? "replay " : "seq ") + std::to_string(x.seq), x.replay ? "replay" : "tx", 1, 1, x.start_ps,
                 wire[x.profile],
                 {{"attempt", x.attempt},
@@ -38,12 +51,12 @@ void trace_setup(report::TraceWriter* trace, LinkPairPlatform& top, const config
       trace->instant(menu[x.profile].name + " W=" + std::to_string(x.window), "policy", 1, 2, x.start_ps);
       *last = {static_cast<int>(x.profile), x.window};
     }
-  });
+  };
 }
 
 // Delivery metrics of the stream: goodput over the delivery span, p99 latency against the offered schedule.
 void link_metrics(const config::LinkExperimentConfig& c, const link::LinkEngine& eng, const models::flit_sink& sink,
-                  LinkRunResult& r) {
+                  const TxLog& log, LinkRunResult& r) {
   const auto& st = eng.stats();
   const auto& dl = sink.delivery_ps();
   LinkMetrics& m = r.metrics;
@@ -56,7 +69,12 @@ void link_metrics(const config::LinkExperimentConfig& c, const link::LinkEngine&
     for (std::size_t i = 0; i < dl.size(); ++i)
       lat[i] = (static_cast<double>(dl[i]) - static_cast<double>(c.traffic.start_ps + i * c.traffic.period_ps)) / 1e6;
     m.p99_us = stats::percentile_nearest_rank(std::move(lat), 99.0);
+    std::vector<double> wire(dl.size());
+    for (std::size_t i = 0; i < dl.size(); ++i)
+      wire[i] = (static_cast<double>(dl[i]) - static_cast<double>(log.first_tx[i])) / 1e3;
+    m.p99_latency_ns = stats::percentile_nearest_rank(std::move(wire), 99.0);
   }
+  m.retransmitted_bytes = log.retransmitted_bytes;
   m.replayed_flits = eng.replayed_flits();
   m.fec_bytes = st.fec_bytes;
   m.control_bytes = st.control_bytes;
@@ -84,12 +102,21 @@ void result_json(const config::LinkExperimentConfig& c, LinkPairPlatform& top, l
                   {"delivered_flits", m.delivered_flits}};
   j["row"] = {{"policy", c.link.policy_name}, {"seed", c.seed}};
   for (const auto& [k, v] : j["metrics"].items()) j["row"][k] = v;
+  // The protocol comparison's columns (shared with the RIFL link's row).
+  const bool indep = c.link.channel_model == link::LinkConfig::ChannelModel::independent;
+  j["row"]["protocol"] = "ualink-" + c.link.policy_name;
+  j["row"]["channel"] = indep ? "independent" : "gilbert-elliott";
+  j["row"]["wire_ber"] = indep ? fmt::format("{:.4g}", c.link.ber) : std::string("");
+  j["row"]["p99_latency_ns"] = m.p99_latency_ns;
+  j["row"]["retransmitted_bytes"] = m.retransmitted_bytes;
+  j["row"]["reverse_bytes"] = m.control_bytes;
   if (status == link::LinkEngine::Status::link_down) {
     // The stream did not complete: no goodput or latency to average in a study.
     for (auto* t : {&j["row"], &j["metrics"]}) {
       (*t)["goodput_gbps"] = nullptr;
       (*t)["p99_us"] = nullptr;
     }
+    j["row"]["p99_latency_ns"] = nullptr;
   }
   nlohmann::ordered_json residency;
   for (std::size_t k = 0; k < c.link.fec_menu.size(); ++k)
@@ -119,6 +146,10 @@ void result_json(const config::LinkExperimentConfig& c, LinkPairPlatform& top, l
                {"admission_stall_replay_ns", st.admission_stall_replay_ps / 1e3},
                {"max_occupancy", st.max_occupancy}};
   if (status == link::LinkEngine::Status::link_down) j["link"]["diagnosis"] = top.port().diagnosis();
+  if (indep) {
+    j["link"]["wire_bits"] = eng.wire_bits();
+    j["link"]["wire_bit_errors"] = eng.wire_bit_errors();
+  }
   const auto& ch = eng.channel();
   j["channel"] = {{"steps", ch.steps_generated()},
                   {"p_good_to_bad", ch.params().a},
@@ -138,7 +169,20 @@ LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report:
   LinkRunResult r;
   const std::uint64_t deadline = c.deadline_ps ? c.deadline_ps : default_deadline_ps(c);
   LinkPairPlatform top(c, deadline, real_bytes);
-  if (trace) trace_setup(trace, top, c);
+  auto log = std::make_shared<TxLog>();
+  log->first_tx.reserve(c.traffic.flits);
+  for (const auto& p : c.link.fec_menu)
+    log->wire_bytes.push_back(static_cast<std::uint64_t>(c.link.flit_bytes * (1.0 + p.overhead) + 0.5));
+  top.port().set_tx_observer([log, tr = trace ? trace_setup(trace, top, c) : link::LinkEngine::TxObserver()](
+                                 const link::TxRecord& x) {
+    if (x.attempt == 1) {
+      if (x.seq >= log->first_tx.size()) log->first_tx.resize(x.seq + 1, 0);
+      log->first_tx[x.seq] = x.start_ps;
+    } else {
+      log->retransmitted_bytes += log->wire_bytes[x.profile];
+    }
+    if (tr) tr(x);
+  });
   r.diagnosis = top.start();
   if (!r.diagnosis.empty()) return r;
   const auto& eng = top.port().engine();
@@ -149,7 +193,7 @@ LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report:
     return r;
   }
   r.ok = true;
-  link_metrics(c, eng, top.sink(), r);
+  link_metrics(c, eng, top.sink(), *log, r);
   result_json(c, top, status, r);
   return r;
 }

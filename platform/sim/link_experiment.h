@@ -20,6 +20,12 @@ struct LinkMetrics {
   std::uint64_t terminal_failures = 0;
   std::uint64_t first_attempt_errors = 0;
   std::uint64_t delivered_flits = 0;
+  /// Nearest-rank 99th percentile of delivery - first serialization start
+  /// (the wire latency, without the wait before the first transmission; the
+  /// RIFL link's latency is measured the same way), ns.
+  double p99_latency_ns = 0;
+  /// Wire bytes of every retransmission (flit x (1 + o_k) of its profile).
+  std::uint64_t retransmitted_bytes = 0;
 };
 
 /// Outcome of a run: ok (every flit delivered, or the link went down on the

@@ -101,6 +101,12 @@ RiflFigures rifl_figures(const rifl::RiflConfig& c, const rifl::RiflLink& link, 
   f.p_ud = ud.probability(f.ber_mean);
   f.mtbf_years = f.p_ud > 0 ? 1.0 / (f.p_ud * frames_per_s) / kSecondsPerYear : INFINITY;
   f.analytic = rifl::analytic_bandwidth_ratio(c, d);
+  if (c.fec_on) {
+    // Neither estimate covers the light FEC: the post-FEC error patterns
+    // (whole-codeword failures) are not the raw BER's (docs/models/rifl.md).
+    f.mtbf_years = NAN;
+    f.analytic = NAN;
+  }
   f.retx = s0.retransmitted_frames + s1.retransmitted_frames;
   f.undetected = s0.undetected_errors + s1.undetected_errors;
   f.mean_payload = f.payload / static_cast<double>(s0.packets + (c.load_ba ? s1.packets : 0));
@@ -134,6 +140,13 @@ nlohmann::ordered_json direction_json(const rifl::DirectionStats& s) {
           {"flow_control_pauses", s.fc_pauses}};
 }
 
+// The light FEC's codeword counters of one direction (fec_on only).
+nlohmann::ordered_json fec_json(const rifl::DirectionStats& s) {
+  return {{"codewords_corrected", s.fec_corrected},
+          {"codewords_failed", s.fec_failed},
+          {"symbols_corrected", s.fec_symbols_corrected}};
+}
+
 // result.json: status, config echo, the study row, derived link parameters, run size, both directions.
 void result_json(const config::RiflExperimentConfig& cfg, const rifl::RiflLink& link, std::uint64_t clean_slots,
                  const RiflFigures& f, RiflRunResult& r) {
@@ -143,21 +156,37 @@ void result_json(const config::RiflExperimentConfig& cfg, const rifl::RiflLink& 
   j["fabricsim"] = "0.1.0";
   j["status"] = "done";
   j["config"] = config::to_json(cfg);
+  const auto num_or_null = [](double v) { return std::isnan(v) ? nlohmann::ordered_json() : nlohmann::ordered_json(v); };
   j["row"] = {{"ber", sci(f.ber_mean)},
               {"bandwidth_ratio", f.ratio},
-              {"analytic_bandwidth_ratio", f.analytic},
+              {"analytic_bandwidth_ratio", num_or_null(f.analytic)},
               {"mean_latency_ns", f.mean},
               {"p99_latency_ns", f.p99},
               {"p999_latency_ns", f.p999},
               {"retransmitted_frames", f.retx},
               {"undetected_errors", f.undetected},
-              {"mtbf_years", std::isfinite(f.mtbf_years) ? sci(f.mtbf_years) : std::string("inf")},
+              {"mtbf_years", std::isnan(f.mtbf_years)      ? std::string("n/a")
+                             : std::isfinite(f.mtbf_years) ? sci(f.mtbf_years)
+                                                           : std::string("inf")},
               {"frame_bits", c.frame_bits},
               {"payload_bytes", c.payload_min == c.payload_max ? nlohmann::ordered_json(c.payload_min)
                                                                : nlohmann::ordered_json(f.mean_payload)},
               {"bandwidth_efficiency", f.efficiency},
               {"goodput_gbps", f.goodput_gbps},
               {"seed", c.seed}};
+  // The protocol comparison's columns (shared with the UALink link's row).
+  {
+    const auto& s0 = link.stats(0);
+    const auto& s1 = link.stats(1);
+    const std::uint64_t frame_bytes = c.frame_bits / 8;
+    j["row"]["protocol"] = c.fec_on ? "rifl+" + c.fec.name : std::string("rifl");
+    j["row"]["channel"] = c.channel == rifl::RiflConfig::Channel::independent ? "independent" : "gilbert-elliott";
+    j["row"]["wire_ber"] = c.channel == rifl::RiflConfig::Channel::independent ? sci(c.ber_ab) : std::string("");
+    j["row"]["retransmitted_bytes"] = f.retx * frame_bytes;
+    // What the receiving ends send back for the protocol: retransmit and
+    // pause requests (RIFL has no ACKs; its idle frames fill an otherwise empty wire).
+    j["row"]["reverse_bytes"] = (s0.ctrl_retrans + s0.ctrl_pause + s1.ctrl_retrans + s1.ctrl_pause) * frame_bytes;
+  }
   j["derived"] = {{"slot_ns", d.slot_ns},
                   {"one_way_ns", d.one_way_ns},
                   {"delay_slots", d.delay_slots},
@@ -171,7 +200,10 @@ void result_json(const config::RiflExperimentConfig& cfg, const rifl::RiflLink& 
                   {"undetected_truncation_bound", f.ud_truncation_bound},
                   {"crc_min_distance", f.crc_min_distance}};
   j["simulation"] = {{"slots", link.slots()}, {"error_free_slots", clean_slots}, {"simulated_us", f.span_ns / 1e3}};
-  for (int x = 0; x < 2; ++x) j[x ? "b_to_a" : "a_to_b"] = direction_json(link.stats(x));
+  for (int x = 0; x < 2; ++x) {
+    j[x ? "b_to_a" : "a_to_b"] = direction_json(link.stats(x));
+    if (c.fec_on) j[x ? "b_to_a" : "a_to_b"]["fec"] = fec_json(link.stats_with_fec(x));
+  }
 }
 
 }  // namespace
@@ -213,7 +245,7 @@ RiflRunResult run_rifl_experiment(const config::RiflExperimentConfig& cfg, repor
       "  retransmit buffer {} frames, one-way {} slots of {:.3f} ns, {:.1f} us simulated\n",
       f.ratio, f.analytic, f.goodput_gbps, f.efficiency, f.mean, f.p99, f.p999, link.latencies_slots().size(), f.retx,
       s0.detected_errors + s1.detected_errors, f.undetected, s0.out_of_sync + s1.out_of_sync,
-      std::isfinite(f.mtbf_years) ? sci(f.mtbf_years) : "inf", d.buffer, d.delay_slots, d.slot_ns, f.span_ns / 1e3);
+      std::isnan(f.mtbf_years) ? "n/a" : std::isfinite(f.mtbf_years) ? sci(f.mtbf_years) : "inf", d.buffer, d.delay_slots, d.slot_ns, f.span_ns / 1e3);
   return r;
 }
 

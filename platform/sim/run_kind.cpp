@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "platform/config/link_config.h"
@@ -24,7 +25,10 @@ FabricCheck check_link_pair(std::shared_ptr<config::Document> doc) {
   const auto cfg = config::parse_link_experiment(config::root_section(doc));
   FabricCheck c;
   c.name = cfg.name;
-  c.summary = fmt::format("fabric {} (link-pair): 2 endpoints, 1 link, policy {}\n", cfg.name, cfg.link.policy_name);
+  c.summary = fmt::format("fabric {} (link-pair): 2 endpoints, 1 link, policy {}{}\n", cfg.name, cfg.link.policy_name,
+                          cfg.link.channel_model == link::LinkConfig::ChannelModel::independent
+                              ? fmt::format(", independent channel at BER {:.3g}", cfg.link.ber)
+                              : std::string());
   return c;
 }
 
@@ -35,8 +39,11 @@ FabricCheck check_rifl_link(std::shared_ptr<config::Document> doc) {
   c.name = cfg.name;
   c.summary = fmt::format(
       "fabric {} (rifl-link): 2 endpoints, 1 bonded RIFL link of {} lanes x {} Gb/s, {}-bit frames, "
-      "BER {:.3g} / {:.3g}, {} B per direction\n",
-      cfg.name, l.lanes, l.lane_rate_bps / 1e9, l.frame_bits, l.ber_ab, l.ber_ba, l.bytes_per_direction);
+      "BER {:.3g} / {:.3g}, {} B per direction{}\n",
+      cfg.name, l.lanes, l.lane_rate_bps / 1e9, l.frame_bits, l.ber_ab, l.ber_ba, l.bytes_per_direction,
+      l.fec_on ? fmt::format(", light FEC {} ({:g} % parity, {} symbols per codeword)", l.fec.name,
+                             l.fec.overhead * 100, l.fec.correctable)
+               : std::string());
   return c;
 }
 
@@ -99,6 +106,15 @@ const std::vector<std::string> kLinkColumns{"policy",
                                             "terminal_failures",
                                             "first_attempt_errors",
                                             "delivered_flits"};
+// The protocol comparison's columns, in the rows of both link experiments
+// (topologies/studies/link-protocols.yaml).
+const std::vector<std::string> kProtocolRowKeys{"protocol", "channel", "wire_ber", "goodput_gbps", "p99_latency_ns",
+                                                "retransmitted_bytes", "reverse_bytes", "seed"};
+std::vector<std::string> with_protocol_keys(std::vector<std::string> keys) {
+  for (const auto& k : kProtocolRowKeys)
+    if (std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  return keys;
+}
 const std::vector<std::string> kLinkMetrics{
     "goodput_gbps",         "p99_us",         "replayed_flits", "fec_bytes", "control_bytes", "terminal_failures",
     "first_attempt_errors", "delivered_flits"};
@@ -147,7 +163,7 @@ const RunKind& link_pair() {
                          "link.policy.name",
                          "",
                          kLinkColumns,
-                         kLinkColumns,
+                         with_protocol_keys(kLinkColumns),
                          kLinkMetrics,
                          true,
                          true,
@@ -189,7 +205,7 @@ const RunKind& rifl_link() {
                          "",
                          "a rifl-link fabric has no FEC policy (RIFL retransmits; see docs/models/rifl.md)",
                          kRiflColumns,
-                         kRiflRowKeys,
+                         with_protocol_keys(kRiflRowKeys),
                          kRiflMetrics,
                          true,
                          false,

@@ -65,6 +65,17 @@ std::vector<std::uint64_t> read_seeds(config::Section& s, const std::string& key
 
 namespace {
 
+// A variant's fabric file, run kind and policies (its own or the study's).
+const std::string& variant_fabric(const Study& st, const StudyVariant& v) {
+  return v.fabric.empty() ? st.fabric : v.fabric;
+}
+const RunKind& variant_kind(const Study& st, const StudyVariant& v) {
+  return run_kind(v.fabric_kind.empty() ? st.fabric_kind : v.fabric_kind);
+}
+const std::vector<std::string>& variant_policies(const Study& st, const StudyVariant& v) {
+  return v.policies.empty() ? st.policies : v.policies;
+}
+
 // study.name (a plain folder name: the default output folder out/<name>),
 // study.fabric (relative to the study file) and the fabric's kind.
 void study_name_and_fabric(config::Section& s, const std::string& path, Study& st) {
@@ -103,25 +114,32 @@ void study_policies_and_seeds(config::Section& s, const RunKind& kind, Study& st
   if (st.seeds.empty()) st.seeds = {1};
 }
 
+// Every study column is a key of a `kind_name` run's result row (or "variant").
+void check_columns(config::Section& s, const Study& st, const RunKind& k, const std::string& kind_name) {
+  const std::vector<std::string>& row_keys = k.row_keys;
+  for (const auto& c : st.columns)
+    if (c != "variant" && std::find(row_keys.begin(), row_keys.end(), c) == row_keys.end()) {
+      std::string known;
+      for (const auto& rk : row_keys) known += (known.empty() ? "" : ", ") + rk;
+      known += ", variant";
+      s.fail("columns", fmt::format("'{}' is not a result column of a {} run (known: {})", c, kind_name, known));
+    }
+}
+
 // study.columns (keys of the kind's result row, or "variant") and metrics (among the columns).
 void study_columns(config::Section& s, const RunKind& kind, Study& st) {
   const bool no_policy = !kind.has_policy();
   st.explicit_columns = s.has("columns");
   st.columns = s.strings("columns", kind.default_columns);
-  const std::vector<std::string>& row_keys = kind.row_keys;
-  for (const auto& c : st.columns)
-    if (c != "variant" && std::find(row_keys.begin(), row_keys.end(), c) == row_keys.end()) {
-      std::string known;
-      for (const auto& k : row_keys) known += (known.empty() ? "" : ", ") + k;
-      known += ", variant";
-      s.fail("columns", fmt::format("'{}' is not a result column of a {} run (known: {})", c, st.fabric_kind, known));
-    }
+  check_columns(s, st, kind, st.fabric_kind);
   st.metrics = s.strings("metrics", kind.default_metrics);
   for (const auto& m : st.metrics)
     if (std::find(st.columns.begin(), st.columns.end(), m) == st.columns.end())
       s.fail("metrics", fmt::format("metric '{}' is not one of the columns", m));
+  const bool has_protocol = std::find(st.columns.begin(), st.columns.end(), "protocol") != st.columns.end();
   for (const auto& need : {"policy", "seed"})
-    if (!no_policy && std::find(st.columns.begin(), st.columns.end(), need) == st.columns.end())
+    if (!no_policy && std::find(st.columns.begin(), st.columns.end(), need) == st.columns.end() &&
+        !(has_protocol && std::string(need) == "policy"))  // a protocol column names the policy too
       s.fail("columns", fmt::format("columns must include '{}'", need));
 }
 
@@ -143,8 +161,51 @@ void reject_axis_keys(config::Section& sec, const std::string& key, const std::v
   }
 }
 
-// study.variants: named sets of assignments (and seeds), each name once.
-std::vector<StudyVariant> declared_variants(config::Section& s, const std::string& policy_key) {
+// A variant's own `fabric:` (another run kind beside the study's needs the
+// study's explicit columns, and they must fit its rows) and `policies:`.
+// Returns the variant's run kind.
+const RunKind& variant_fabric_and_policies(config::Section& v, const std::string& path, const RunKind& kind,
+                                           const Study& st, StudyVariant& sv) {
+  const RunKind* vkind = &kind;
+  if (v.has("fabric")) {
+    sv.fabric = (fs::path(path).parent_path() / v.required_string("fabric")).lexically_normal().string();
+    if (!config::is_file(sv.fabric)) v.fail("fabric", fmt::format("fabric file '{}' not found", sv.fabric));
+    sv.fabric_kind = fabric::fabric_kind(config::load_document(sv.fabric));
+    vkind = &run_kind(sv.fabric_kind);
+    if (st.explicit_columns) {
+      try {
+        check_columns(v, st, *vkind, sv.fabric_kind);
+      } catch (const config::ConfigError& e) {
+        v.fail("fabric", fmt::format("the study's columns do not fit this fabric: {}", e.what()));
+      }
+    } else if (vkind != &kind) {
+      v.fail("fabric", fmt::format("a {} fabric beside the study's {} one needs the study to list its `columns:` "
+                                   "(keys both kinds' rows have, e.g. protocol, goodput_gbps)",
+                                   sv.fabric_kind, st.fabric_kind));
+    }
+  }
+  if (v.has("policies")) {
+    if (!vkind->has_policy())
+      v.fail("policies", fmt::format("a {} fabric has no link policy; drop 'policies'",
+                                     sv.fabric_kind.empty() ? st.fabric_kind : sv.fabric_kind));
+    sv.policies = v.strings("policies", {});
+    if (sv.policies.empty()) v.fail("policies", "at least one policy is required");
+    const auto& names = link::policy_names();
+    for (const auto& p : sv.policies)
+      if (std::find(names.begin(), names.end(), p) == names.end())
+        v.fail("policies", fmt::format("unknown policy '{}'", p));
+    if (std::set<std::string>(sv.policies.begin(), sv.policies.end()).size() != sv.policies.size())
+      v.fail("policies", "a policy is listed twice");
+  } else if (vkind != &kind) {
+    sv.policies = vkind->has_policy() ? st.policies : std::vector<std::string>{"none"};
+    if (vkind->has_policy() && !kind.has_policy()) sv.policies = {"preface"};
+  }
+  return *vkind;
+}
+
+// study.variants: named sets of assignments (and seeds, a fabric, policies), each name once.
+std::vector<StudyVariant> declared_variants(config::Section& s, const std::string& path, const RunKind& kind,
+                                            const Study& st) {
   std::set<std::string> names;
   std::vector<StudyVariant> declared;
   for (auto& v : s.list("variants")) {
@@ -152,8 +213,9 @@ std::vector<StudyVariant> declared_variants(config::Section& s, const std::strin
     sv.name = v.required_string("name");
     if (!names.insert(sv.name).second) v.fail("name", fmt::format("variant '{}' is listed twice", sv.name));
     v.string("description", "");
+    const RunKind& vkind = variant_fabric_and_policies(v, path, kind, st, sv);
     sv.assignments = v.assignments("set");
-    reject_axis_keys(v, "set", sv.assignments, policy_key);
+    reject_axis_keys(v, "set", sv.assignments, vkind.policy_key);
     sv.seeds = read_seeds(v, "seeds", false);
     v.finish();
     declared.push_back(sv);
@@ -199,16 +261,16 @@ std::vector<StudyVariant> expand_grid(std::vector<StudyVariant> expanded, const 
 }
 
 // Validate the fabric under every variant and policy before anything runs.
-void validate_points(const Study& st, const RunKind& kind, const std::string& path) {
-  const bool no_policy = !kind.has_policy();
+void validate_points(const Study& st, const std::string& path) {
   for (const auto& v : st.variants) {
-    for (const auto& p : st.policies) {
+    const RunKind& vk = variant_kind(st, v);
+    for (const auto& p : variant_policies(st, v)) {
       std::vector<std::string> a = st.common;
       a.insert(a.end(), v.assignments.begin(), v.assignments.end());
-      if (!no_policy) a.push_back(kind.policy_key + "=" + p);
+      if (vk.has_policy()) a.push_back(vk.policy_key + "=" + p);
       try {
-        const auto fdoc = config::load_with_overrides(st.fabric, a);
-        kind.parse(fdoc);
+        const auto fdoc = config::load_with_overrides(variant_fabric(st, v), a);
+        vk.parse(fdoc);
       } catch (const config::ConfigError& e) {
         throw config::ConfigError(std::string(e.what()) + (v.name.empty() ? "" : " (variant '" + v.name + "')") +
                                   " [study " + path + "]");
@@ -231,7 +293,7 @@ Study load_study(const std::string& path) {
   st.common = s.assignments("set");
   study_columns(s, kind, st);
   reject_axis_keys(s, "set", st.common, kind.policy_key);
-  std::vector<StudyVariant> declared = declared_variants(s, kind.policy_key);
+  std::vector<StudyVariant> declared = declared_variants(s, path, kind, st);
   st.declared_variants = !declared.empty();
   if (declared.empty()) declared.push_back({"", {}, {}});
   // grid: key.path: [v1, v2, ...] -> cartesian product with the variants.
@@ -239,7 +301,7 @@ Study load_study(const std::string& path) {
   s.finish();
   root.finish();
   st.variants = expand_grid(declared, grid);
-  validate_points(st, kind, path);
+  validate_points(st, path);
   return st;
 }
 
@@ -403,7 +465,8 @@ std::vector<Point> make_points(const Study& st, const fs::path& out) {
   for (std::size_t vi = 0; vi < st.variants.size(); ++vi) {
     const auto& v = st.variants[vi];
     const auto& seeds = v.seeds.empty() ? st.seeds : v.seeds;
-    for (const auto& p : st.policies)
+    const bool no_policy = !variant_kind(st, v).has_policy();
+    for (const auto& p : variant_policies(st, v))
       for (auto s : seeds) {
         Point pt{v.name, p, s, "", {}};
         pt.cell = vi;
@@ -414,11 +477,10 @@ std::vector<Point> make_points(const Study& st, const fs::path& out) {
             if (ch == '/' || ch == '\\' || ch == ' ') ch = '_';
           d /= fmt::format("c{:03d}{}", vi, tag.empty() ? "" : "-" + tag);
         }
-        const bool no_policy = !run_kind(st.fabric_kind).has_policy();
         if (!no_policy) d /= p;
         d /= fmt::format("s{}", s);
         pt.dir = d.string();
-        pt.args = {"run", st.fabric, "--seed", std::to_string(s), "--quiet", "--out", pt.dir};
+        pt.args = {"run", variant_fabric(st, v), "--seed", std::to_string(s), "--quiet", "--out", pt.dir};
         if (!no_policy) pt.args.insert(pt.args.begin() + 4, {"--policy", p});
         for (const auto& a : st.common) pt.args.insert(pt.args.end(), {"--set", a});
         for (const auto& a : v.assignments) pt.args.insert(pt.args.end(), {"--set", a});
@@ -869,6 +931,7 @@ struct Cells {
   std::vector<std::pair<std::string, nlohmann::ordered_json>> keys;
   std::map<std::string, std::vector<stats::Sample>> samples;
   std::map<std::string, nlohmann::ordered_json> incomplete;  // points without a metric (terminal failure)
+  std::map<std::string, std::size_t> variant;                // cell key -> index of its study variant
   nlohmann::ordered_json estimates = nlohmann::ordered_json::array();  // link runs' channel estimates
 };
 
@@ -898,6 +961,7 @@ void add_to_cell(const Study& st, const Point& pt, const nlohmann::json& j, cons
   for (const auto& a : axes) key[a] = row.at(a);
   const std::string k = std::to_string(pt.cell) + key.dump();
   if (!cells.samples.count(k)) cells.keys.emplace_back(k, key);
+  cells.variant[k] = pt.cell;
   stats::Sample s{pt.policy, pt.seed, {}};
   bool complete = true;
   for (const auto& m : st.metrics) {
@@ -949,12 +1013,13 @@ std::string results_csv(const Study& st, const std::vector<Point>& points, const
 // statistics only if every policy has a complete point for it (a terminal
 // failure leaves no completion time).
 void summarize_cell(const Study& st, Cells& cells, const std::string& k, nlohmann::ordered_json& into) {
+  const auto& policies = variant_policies(st, st.variants[cells.variant[k]]);
   std::map<std::uint64_t, std::size_t> count;
   for (const auto& smp : cells.samples[k]) ++count[smp.seed];
   std::vector<stats::Sample> paired;
   nlohmann::ordered_json dropped = nlohmann::ordered_json::array();
   for (const auto& smp : cells.samples[k]) {
-    if (count[smp.seed] == st.policies.size())
+    if (count[smp.seed] == policies.size())
       paired.push_back(smp);
     else
       dropped.push_back({{"policy", smp.group}, {"seed", smp.seed}});
@@ -968,7 +1033,7 @@ void summarize_cell(const Study& st, Cells& cells, const std::string& k, nlohman
     into["paired_deltas"] = nullptr;
     return;
   }
-  auto s = stats::summarize(paired, st.metrics, st.policies);
+  auto s = stats::summarize(paired, st.metrics, policies);
   into["groups"] = s["groups"];
   into["paired_deltas"] = s["paired_deltas"];
 }

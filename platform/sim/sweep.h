@@ -15,6 +15,12 @@ struct StudyVariant {
   std::string name;
   std::vector<std::string> assignments;  ///< "key.path=value"
   std::vector<std::uint64_t> seeds;      ///< empty = the study's seeds
+  /// The variant's own fabric file (resolved path; empty = the study's), so
+  /// one study can put different run kinds side by side (e.g. a link-pair
+  /// and a rifl-link experiment, topologies/studies/link-protocols.yaml).
+  std::string fabric;
+  std::string fabric_kind;            ///< kind of `fabric` (empty = the study's)
+  std::vector<std::string> policies;  ///< empty = the study's (or "none" for a kind without a policy)
 };
 
 /// A parsed study file (docs/user-guide.md, "Studies").

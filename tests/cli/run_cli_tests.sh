@@ -1496,5 +1496,110 @@ t_rifl_unknown_key() {
 }
 check "rifl-link: an unknown key under rifl: is exit 2" t_rifl_unknown_key
 
+# --- UALink replay vs RIFL on the same error streams (link-protocols) --------
+t_protocols_bad_input() {
+  sed -e 's/^  fec: none /  fec: bogus /' "$ROOT/topologies/link-protocols-rifl.yaml" >"$FX/rfec.yaml"
+  cmp -s "$FX/rfec.yaml" "$ROOT/topologies/link-protocols-rifl.yaml" && note "fixture rfec.yaml unchanged"
+  fs run "$FX/rfec.yaml" --out "$RES/rfec"
+  expect_bad_input "$RES/rfec" "rfec.yaml:" "rifl.fec" "bogus"
+  sed -e 's/^    model: gilbert-elliott .*/    model: independent\n    ber: 2/' "$ROOT/topologies/link-protocols-ualink.yaml" >"$FX/uber.yaml"
+  cmp -s "$FX/uber.yaml" "$ROOT/topologies/link-protocols-ualink.yaml" && note "fixture uber.yaml unchanged"
+  fs run "$FX/uber.yaml" --out "$RES/uber"
+  expect_bad_input "$RES/uber" "uber.yaml:" "link.channel.ber"
+  fs run "$ROOT/topologies/link-protocols-ualink.yaml" --set link.channel.ber=1e-9 --out "$RES/uber2"
+  expect_bad_input "$RES/uber2" "link.channel.ber" "model: independent"
+}
+t_protocols_quick_study() {
+  fs sweep "$ROOT/topologies/studies/link-protocols-quick.yaml" --jobs 2 --out "$RES/lpq"
+  [[ $rc -eq 0 ]] || { note "sweep exit $rc"; show_output; return; }
+  local why
+  why=$(python3 - "$RES/lpq/results.csv" 2>&1 <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+hdr = open(sys.argv[1]).readline().strip()
+if hdr != "protocol,channel,wire_ber,seed,goodput_gbps,p99_latency_ns,retransmitted_bytes,reverse_bytes":
+    sys.exit("header is " + hdr)
+P = {"ualink-fixed-strong", "ualink-preface", "rifl", "rifl+LIGHT"}
+if len(rows) != 16 or {r["protocol"] for r in rows} != P:
+    sys.exit("expected 16 rows over %s, got %d rows over %s" % (P, len(rows), {r["protocol"] for r in rows}))
+at = {(r["protocol"], r["channel"], r["wire_ber"]): r for r in rows}
+g = lambda p, b, k="goodput_gbps", ch="independent": float(at[(p, ch, b)][k])
+wire = 400.0
+# Capacities from the framing alone (no error at 1e-9 is likely in 1e8 bits):
+strong = wire / 1.0625                 # a 640-B flit occupies 680 B under STRONG
+rifl = wire * 640 / (22 * 32)          # a 640-B packet occupies 22 frames of 32 B (30 B payload each)
+light = rifl * 5120 / 5248             # + 128 parity bits per 5120-bit codeword
+for name, got, cap in [("ualink-fixed-strong", g("ualink-fixed-strong", "1e-09"), strong),
+                       ("rifl", g("rifl", "1e-09"), rifl), ("rifl+LIGHT", g("rifl+LIGHT", "1e-09"), light)]:
+    if not (0.99 * cap <= got <= cap * 1.0001):
+        sys.exit("%s goodput at 1e-9 is %.3f, its framing allows %.3f" % (name, got, cap))
+if not g("ualink-fixed-strong", "1e-09") > g("rifl", "1e-09"):
+    sys.exit("fixed-strong's 6.25 %% overhead should beat RIFL's 640/704 framing at 1e-9")
+# One-way wire latency at 1e-9: UALink 13.6 ns wire + 20 ns + 12 ns decode;
+# RIFL 22 frames of 0.64 ns + 32 slots of delay (20 ns rounded up to slots).
+if abs(g("ualink-fixed-strong", "1e-09", "p99_latency_ns") - 45.6) > 0.01:
+    sys.exit("fixed-strong P99 at 1e-9 is %s, expected 45.6 ns" % g("ualink-fixed-strong", "1e-09", "p99_latency_ns"))
+if abs(g("rifl", "1e-09", "p99_latency_ns") - 54 * 0.64) > 0.01:
+    sys.exit("RIFL P99 at 1e-9 is %s, expected 34.56 ns" % g("rifl", "1e-09", "p99_latency_ns"))
+for b in ["1e-09", "1e-07"]:  # (at 1e-5 RIFL's request frames outgrow the ACKs)
+    # UALink acknowledges every flit with a 640-B control flit; RIFL sends requests only on errors
+    # (a few recoveries at these BERs in 1e8 bits).
+    if not g("ualink-fixed-strong", b, "reverse_bytes") >= 20000 * 640:
+        sys.exit("UALink reverse bytes at %s below one ACK flit per flit" % b)
+    if not g("rifl", b, "reverse_bytes") < g("ualink-fixed-strong", b, "reverse_bytes"):
+        sys.exit("RIFL reverse bytes at %s not below UALink's" % b)
+# STRONG corrects 15 symbols: at 1e-5 (0.05 symbol errors per flit) nothing is replayed;
+# RIFL without FEC replays (a frame error every ~400 frames); LIGHT corrects every codeword
+# (P(>= 5 symbol errors) ~ 3e-9 per codeword).
+if g("ualink-fixed-strong", "1e-05", "retransmitted_bytes") != 0: sys.exit("fixed-strong replayed at 1e-5")
+if not g("rifl", "1e-05", "retransmitted_bytes") > 0: sys.exit("RIFL did not replay at 1e-5")
+if g("rifl+LIGHT", "1e-05", "retransmitted_bytes") != 0: sys.exit("RIFL+LIGHT replayed at 1e-5")
+if not g("rifl+LIGHT", "1e-05") > g("rifl", "1e-05"): sys.exit("LIGHT FEC does not help RIFL at 1e-5")
+ge = [r for r in rows if r["channel"] == "gilbert-elliott"]
+if len(ge) != 4 or any(r["wire_ber"] for r in ge): sys.exit("burst-channel rows: %r" % ge)
+PY
+  ) || note "results.csv: $why"
+}
+t_protocols_bad_study() {
+  # A variant of another run kind needs the study's columns; a rifl-link variant takes no policies.
+  cat >"$FX/mix1.yaml" <<EOF2
+study:
+  name: mix1
+  fabric: $ROOT/topologies/link-protocols-ualink.yaml
+  seeds: {first: 1, count: 1}
+  variants:
+    - {name: r, fabric: $ROOT/topologies/link-protocols-rifl.yaml}
+EOF2
+  fs sweep "$FX/mix1.yaml" --out "$RES/mix1"
+  expect_bad_input "$RES/mix1" "mix1.yaml:6:" "fabric" "columns"
+  cat >"$FX/mix2.yaml" <<EOF2
+study:
+  name: mix2
+  fabric: $ROOT/topologies/link-protocols-ualink.yaml
+  seeds: {first: 1, count: 1}
+  columns: [protocol, seed, goodput_gbps]
+  metrics: [goodput_gbps]
+  variants:
+    - {name: r, fabric: $ROOT/topologies/link-protocols-rifl.yaml, policies: [preface]}
+EOF2
+  fs sweep "$FX/mix2.yaml" --out "$RES/mix2"
+  expect_bad_input "$RES/mix2" "mix2.yaml:8:" "policies" "no link policy"
+  cat >"$FX/mix3.yaml" <<EOF2
+study:
+  name: mix3
+  fabric: $ROOT/topologies/link-protocols-ualink.yaml
+  seeds: {first: 1, count: 1}
+  columns: [protocol, seed, p99_us]
+  metrics: [p99_us]
+  variants:
+    - {name: r, fabric: $ROOT/topologies/link-protocols-rifl.yaml}
+EOF2
+  fs sweep "$FX/mix3.yaml" --out "$RES/mix3"
+  expect_bad_input "$RES/mix3" "mix3.yaml:8:" "'p99_us' is not a result column of a rifl-link run"
+}
+check "study variants of another run kind: columns required and checked, no policies on rifl-link: exit 2, file:line:key" t_protocols_bad_study
+check "link-protocols: rifl.fec: bogus, link.channel.ber: 2, ber without model independent: exit 2, file:line:key" t_protocols_bad_input
+check "link-protocols-quick: protocol column, goodput and latency as the framing implies, RIFL's reverse bytes below UALink's" t_protocols_quick_study
+
 echo "$passed passed, $failed failed"
 ((failed == 0))

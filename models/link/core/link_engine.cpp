@@ -24,6 +24,8 @@ void check_config(const LinkConfig& c) {
   if (c.fec_menu.size() > 127) fail("FEC menu has more than 127 profiles");
   if (c.flit_bytes == 0 || c.control_flit_bytes == 0) fail("flit size must be > 0");
   if (!(c.forward_rate_bps > 0) || !(c.reverse_rate_bps > 0)) fail("link rates must be > 0");
+  if (!(c.ber >= 0.0 && c.ber <= 0.5)) fail("ber must be in [0, 0.5]");
+  if (c.symbol_bits == 0) fail("symbol size must be >= 1 bit");
   if (c.policy.window_high == 0 || c.policy.window_reduced == 0) fail("windows must be >= 1 flit");
   if (c.policy.window_reduced > c.policy.window_high) fail("W_R must not exceed W_H");
   if (c.request_copies == 0) fail("request copies must be >= 1");
@@ -41,8 +43,13 @@ LinkEngine::LinkEngine(const LinkConfig& cfg, std::unique_ptr<FecPolicy> policy,
             cfg.semantics.ack_coalescing) {
   if (!policy_) throw std::invalid_argument("no policy");
   for (const auto& p : cfg_.fec_menu)
-    prof_.push_back({wire_time_ps(cfg_.flit_bytes * (1.0 + p.overhead), cfg_.forward_rate_bps), p.decode_delay_ps,
+    prof_.push_back({wire_time_ps(cfg_.flit_bytes * (1.0 + p.overhead), cfg_.forward_rate_bps),
+                     static_cast<std::uint64_t>(cfg_.flit_bytes * (1.0 + p.overhead) * 8.0 + 0.5), p.decode_delay_ps,
                      static_cast<std::uint64_t>(cfg_.flit_bytes * p.overhead + 0.5), p.correctable});
+  // Independent channel: forward direction of link l is wire stream 2 l (the
+  // RIFL link's lane 0, A->B, of the same seed is stream 0: the same wire bits).
+  if (cfg_.channel_model == LinkConfig::ChannelModel::independent)
+    bits_ = std::make_unique<BitErrorStream>(cfg_.ber, seed, 2 * link_id);
   stats_.profile_transmissions.assign(cfg_.fec_menu.size(), 0);
   tx_decision_ = policy_->decision();
 }
@@ -308,7 +315,14 @@ void LinkEngine::transmit(std::uint64_t seq, bool replay, int bound_profile) {
   const std::uint64_t slot = tx_slot_++;
   // A stale queued copy of a released entry still draws its own outcome.
   const std::uint64_t attempt_key = attempt ? attempt - 1 : (1ULL << 32) + slot;
-  ChannelDraw d = per_flit ? channel_.draw(seq, attempt_key) : channel_.draw(slot, 0);
+  ChannelDraw d;
+  if (bits_) {  // independent: the symbols of this transmission's wire bits that hold an error bit
+    const std::uint64_t n = prof_[prof].wire_bits;
+    d.magnitude = take_symbol_errors(*bits_, wire_bit_, n, cfg_.symbol_bits);
+    wire_bit_ += n;
+  } else {
+    d = per_flit ? channel_.draw(seq, attempt_key) : channel_.draw(slot, 0);
+  }
   if (script_) {
     const int m = script_(seq, attempt);
     if (m >= 0) d.magnitude = static_cast<std::uint32_t>(m);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "models/link/core/bit_errors.h"
 #include "models/link/core/control_serializer.h"
 #include "models/link/core/fec_profile.h"
 #include "models/link/core/ge_channel.h"
@@ -75,7 +76,16 @@ struct LinkConfig {
   /// + propagation once the far node has consumed a flit.
   std::uint32_t rx_buffer_flits = 64;
   FecMenu fec_menu = default_fec_menu();
+  /// Forward channel: the Gilbert-Elliott burst channel (`channel`, the
+  /// paper's) or independent bit errors at `ber` on the forward wire
+  /// (BitErrorStream, stream 2 x link id: the wire bits are the bits
+  /// serialized so far, each transmission's flit x (1 + o_k) bytes in turn;
+  /// a transmission's magnitude = its distinct `symbol_bits`-bit symbols
+  /// holding an error bit). The reverse link is error free in both.
+  enum class ChannelModel { gilbert_elliott, independent } channel_model = ChannelModel::gilbert_elliott;
   GeParams channel;
+  double ber = 0.0;                 ///< independent: bit-error rate of the forward wire, [0, 0.5]
+  std::uint32_t symbol_bits = 10;   ///< independent: FEC symbol size (RS(544,514): 10-bit symbols)
   std::string policy_name = "preface";  ///< fixed-strong | post-decode | predictive-fec | preface
   PolicyParams policy;                  ///< lambda, W_H, W_R, filter model, post-decode
   LinkSemantics semantics;
@@ -192,6 +202,9 @@ class LinkEngine {
   const LinkStats& stats() const { return stats_; }
   const LinkConfig& config() const { return cfg_; }
   const GilbertElliott& channel() const { return channel_; }
+  /// Independent channel only: error bits consumed and wire bits serialized so far (0 otherwise).
+  std::uint64_t wire_bit_errors() const { return bits_ ? bits_->consumed() : 0; }
+  std::uint64_t wire_bits() const { return wire_bit_; }
   /// "Replayed flits" per the configured counting semantics.
   std::uint64_t replayed_flits() const;
 
@@ -240,12 +253,15 @@ class LinkEngine {
   LinkConfig cfg_;
   std::unique_ptr<FecPolicy> policy_;
   GilbertElliott channel_;
+  std::unique_ptr<BitErrorStream> bits_;  // independent channel (null: Gilbert-Elliott)
+  std::uint64_t wire_bit_ = 0;            // forward wire bits serialized so far
   TxReplay tx_;
   InOrderReceiver rx_;
   ControlSerializer ctrl_;
   // Per-profile constants the per-flit path reads, in one contiguous block.
   struct ProfileTiming {
     ps_t wire_ps;  // flit x (1 + o_k) at the forward rate
+    std::uint64_t wire_bits;  // flit x (1 + o_k) x 8, rounded
     ps_t decode_ps;
     std::uint64_t fec_bytes;  // parity bytes per flit
     std::uint32_t correctable;

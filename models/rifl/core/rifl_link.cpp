@@ -76,6 +76,20 @@ RiflDerived derive(const RiflConfig& c) {
   RiflDerived d;
   d.slot_ns = c.frame_bits / c.lane_rate_bps * 1e9;
   d.one_way_ns = c.transceiver_ns + c.cable_ns_per_m * c.cable_m;
+  double frame_rate_share = 1.0;  // frame bits / wire bits
+  if (c.fec_on) {
+    if (c.fec_codeword_data_bits == 0 || c.fec_codeword_data_bits % c.frame_bits != 0)
+      bad("fec: the codeword's " + std::to_string(c.fec_codeword_data_bits) + " data bits are not a whole number of " +
+          std::to_string(c.frame_bits) + "-bit frames");
+    if (c.fec_symbol_bits == 0) bad("fec: symbol size must be >= 1 bit");
+    d.fec_frames = c.fec_codeword_data_bits / c.frame_bits;
+    d.fec_parity_bits = static_cast<std::uint32_t>(std::llround(c.fec_codeword_data_bits * c.fec.overhead));
+    d.fec_codeword_bits = c.fec_codeword_data_bits + d.fec_parity_bits;
+    d.slot_ns = static_cast<double>(d.fec_codeword_bits) / d.fec_frames / c.lane_rate_bps * 1e9;
+    d.fec_latency_ns = static_cast<double>(d.fec_codeword_bits) / c.lane_rate_bps * 1e9 + c.fec.decode_delay_ps / 1e3;
+    d.one_way_ns += d.fec_latency_ns;
+    frame_rate_share = static_cast<double>(c.fec_codeword_data_bits) / static_cast<double>(d.fec_codeword_bits);
+  }
   d.rtt_ns = 2 * d.one_way_ns;
   d.delay_slots = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::ceil(d.one_way_ns / d.slot_ns - 1e-9)));
   // The slowest lane (largest skew) sets the round trip every lane's buffer must cover.
@@ -93,7 +107,10 @@ RiflDerived derive(const RiflConfig& c) {
   // outruns it (docs/models/rifl.md, "Retransmit buffer").
   d.buffer = c.retransmit_buffer
                  ? c.retransmit_buffer
-                 : retransmit_buffer_rtl(2 * (d.one_way_ns + max_skew), c.lanes * c.lane_rate_bps, c.frame_bits);
+                 : retransmit_buffer_rtl(2 * (d.one_way_ns + max_skew),
+                                         c.fec_on ? c.lanes * c.lane_rate_bps * frame_rate_share
+                                                  : c.lanes * c.lane_rate_bps,
+                                         c.frame_bits);
   // The replay must reach 16 frames before the failed one after the detection
   // round trip (RTL: 16 + 16 + RTT frames).
   if (d.buffer < 32 + rtt_frames)
@@ -231,10 +248,29 @@ RiflLink::RiflLink(const RiflConfig& c) : cfg_(c), d_(derive(c)), codec_(c.frame
       if ((x == 0 && c.clock_offset_ppm > 0) || (x == 1 && c.clock_offset_ppm < 0)) e.comp_period = comp;
       L->pipe[x].assign(L->D, WireFrame{});
       const std::uint64_t stream = 2ULL * l + x;
-      if (c.channel == RiflConfig::Channel::independent)
+      const bool ge = c.channel == RiflConfig::Channel::gilbert_elliott;
+      if (x == 1 && !c.errors_ba) {
+        L->err[x] = std::make_unique<IndependentBitErrors>(0.0, c.frame_bits, c.seed, stream);
+      } else if (c.fec_on || (ge && c.ge_step == RiflConfig::GeStep::flit)) {
+        // The wire's error bits, sliced into frames (and codewords, with FEC).
+        std::unique_ptr<WireErrors> w;
+        if (ge)
+          w = std::make_unique<GilbertElliottWire>(
+              c.ge, c.seed, stream,
+              c.ge_step == RiflConfig::GeStep::frame ? c.frame_bits
+              : c.fec_on                             ? d_.fec_codeword_bits
+                                                     : c.fec_codeword_data_bits,
+              c.fec_symbol_bits);
+        else
+          w = std::make_unique<IndependentWire>(x == 0 ? c.ber_ab : c.ber_ba, c.seed, stream);
+        L->err[x] = std::make_unique<WireFrames>(std::move(w), c.frame_bits, d_.fec_frames, d_.fec_parity_bits,
+                                                 c.fec_symbol_bits,
+                                                 c.fec_on ? static_cast<int>(c.fec.correctable) : -1);
+      } else if (!ge) {
         L->err[x] = std::make_unique<IndependentBitErrors>(x == 0 ? c.ber_ab : c.ber_ba, c.frame_bits, c.seed, stream);
-      else
+      } else {
         L->err[x] = std::make_unique<GilbertElliottFrames>(c.ge, c.frame_bits, c.seed, stream);
+      }
       L->hit_at[x] = L->err[x]->next_hit_slot();
     }
     lanes_.push_back(std::move(L));
@@ -246,6 +282,17 @@ RiflLink::~RiflLink() = default;
 void RiflLink::set_script(Script s) {
   script_ = std::move(s);
   script_pos_ = 0;
+}
+
+DirectionStats RiflLink::stats_with_fec(int dir) const {
+  DirectionStats s = st_[dir];
+  for (const auto& L : lanes_)
+    if (const auto* w = dynamic_cast<const WireFrames*>(L->err[dir].get())) {
+      s.fec_corrected += w->codewords_corrected();
+      s.fec_failed += w->codewords_failed();
+      s.fec_symbols_corrected += w->symbols_corrected();
+    }
+  return s;
 }
 
 TxState RiflLink::tx_state(std::uint32_t lane, int side) const { return lanes_.at(lane)->e[side].state; }

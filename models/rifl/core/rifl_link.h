@@ -41,7 +41,29 @@ struct RiflConfig {
   std::uint32_t resync_frames = 64;     ///< legal sync headers in a row to regain lock
   enum class Channel { independent, gilbert_elliott } channel = Channel::independent;
   double ber_ab = 0.0, ber_ba = 0.0;  ///< independent bit-error rates A->B, B->A
-  link::GeParams ge;                  ///< burst channel (chain step = frame slot)
+  link::GeParams ge;                  ///< burst channel (chain step = frame slot, or ge_step_bits)
+  /// Gilbert-Elliott chain step: frame = one step per frame slot, a
+  /// corrupted step flips m distinct bits of its frame (GilbertElliottFrames);
+  /// flit = one step per fec_codeword_data_bits of frames (a 640-B flit, the
+  /// UALink link's per-flit step) plus their FEC parity if fec_on, a corrupted
+  /// step has m symbol errors of fec_symbol_bits (GilbertElliottWire).
+  enum class GeStep { frame, flit } ge_step = GeStep::frame;
+  /// false: the B->A direction is error free whatever the model (the UALink
+  /// link's reverse link is; topologies/studies/link-protocols.yaml).
+  bool errors_ba = true;
+  /// Light FEC below RIFL on every lane (docs/models/rifl.md "Light FEC"):
+  /// off unless fec_on. A codeword carries fec_codeword_data_bits of frames
+  /// (5120: the FEC menu's 640-B flit, so the profile's overhead and
+  /// correctable symbols mean what they mean on the UALink link) plus
+  /// round(data x overhead) parity bits; it corrects up to `correctable`
+  /// symbol errors of fec_symbol_bits. Its overhead is charged as longer
+  /// frame slots (the lane's line rate is unchanged: a frame slot lasts
+  /// n / K bit times), its latency as codeword accumulation (n bit times)
+  /// plus the decode delay on the one-way delay.
+  bool fec_on = false;
+  link::FecProfile fec;
+  std::uint32_t fec_symbol_bits = 10;
+  std::uint32_t fec_codeword_data_bits = 5120;
   // Traffic: saturating packets in each loaded direction.
   std::uint64_t bytes_per_direction = 10'000'000'000ULL;
   std::uint32_t payload_min = 1, payload_max = 8192;  ///< bytes, uniform
@@ -63,6 +85,10 @@ struct RiflDerived {
   std::uint32_t fc_buffer;      ///< effective per-lane receive buffer, frames
   std::uint32_t fc_on, fc_off;  ///< effective thresholds
   std::uint32_t payload_bytes;  ///< (frame_bits - 16) / 8
+  // Light FEC (fec_on): frames per codeword K, parity bits P, codeword bits n = K F + P.
+  std::uint32_t fec_frames = 1, fec_parity_bits = 0;
+  std::uint64_t fec_codeword_bits = 0;
+  double fec_latency_ns = 0;  ///< codeword accumulation + decode delay (part of one_way_ns)
 };
 
 /// RTL sizing: 2^W frames, W = ceil(log2(16 + 16 + RTT x rate / frame_bits)).
@@ -71,7 +97,8 @@ std::uint32_t retransmit_buffer_rtl(double rtt_ns, double rate_bps, std::uint32_
 /// Throws std::invalid_argument (message names the parameter) for an
 /// impossible configuration: unsupported frame size, 0 lanes, BER outside
 /// [0, 0.5], fc_on <= fc_off, fc_buffer < fc_on + 2H + 3B + 8, a retransmit
-/// buffer below 32 + round trip frames, payload_min > payload_max.
+/// buffer below 32 + round trip frames, payload_min > payload_max, an FEC
+/// codeword that is not a whole number of frames.
 RiflDerived derive(const RiflConfig& c);
 
 /// Transmitter states (RTL rifl_tx.v).
@@ -142,6 +169,8 @@ struct DirectionStats {
   std::uint64_t fc_pauses = 0;    ///< flow-control pause frames sent
   std::uint64_t delivered_segments = 0;
   std::uint64_t last_delivery_slot = 0;
+  // Light FEC (fec_on), this direction's lanes: codewords corrected / failed, symbols corrected.
+  std::uint64_t fec_corrected = 0, fec_failed = 0, fec_symbols_corrected = 0;
 };
 
 /// A recovery episode of one lane direction (trace output).
@@ -170,6 +199,8 @@ class RiflLink {
   const RiflConfig& config() const { return cfg_; }
   const RiflDerived& derived() const { return d_; }
   const DirectionStats& stats(int dir) const { return st_[dir]; }
+  /// stats(dir) with the light FEC's codeword counters of that direction's lanes filled in.
+  DirectionStats stats_with_fec(int dir) const;
   /// One-way latency of every delivered packet (packet in: the slot its first
   /// frame is serialized; out: the end of the slot its last frame is decoded,
   /// after reordering), in slots, both directions, in completion order.
