@@ -57,6 +57,8 @@ class ualink_port : public sc_core::sc_module {
   const link::LinkEngine& engine() const { return engine_; }
   /// Observe every forward transmission (traces); call before the simulation.
   void set_tx_observer(link::LinkEngine::TxObserver f) { engine_.set_tx_observer(std::move(f)); }
+  /// Record each flit's first serialization start (engine().first_transmission_time); call before the simulation.
+  void record_first_transmissions() { engine_.set_record_first_transmissions(true); }
   /// Engine status after end of stream; done unless the link went down or stuck.
   link::LinkEngine::Status status() const { return engine_.status(); }
   std::string diagnosis() const;

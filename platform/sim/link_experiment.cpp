@@ -21,14 +21,6 @@ std::uint64_t default_deadline_ps(const config::LinkExperimentConfig& c) {
 
 namespace {
 
-// Per transmission: the first serialization start of every flit and the wire
-// bytes of retransmissions (the protocol comparison's latency and bytes).
-struct TxLog {
-  std::vector<link::ps_t> first_tx;
-  std::uint64_t retransmitted_bytes = 0;
-  std::vector<std::uint64_t> wire_bytes;  // per profile
-};
-
 // Trace: forward transmissions (seq / replay spans) and each change of FEC profile or window.
 link::LinkEngine::TxObserver trace_setup(report::TraceWriter* trace, LinkPairPlatform& top,
                                          const config::LinkExperimentConfig& c) {
@@ -56,7 +48,7 @@ link::LinkEngine::TxObserver trace_setup(report::TraceWriter* trace, LinkPairPla
 
 // Delivery metrics of the stream: goodput over the delivery span, p99 latency against the offered schedule.
 void link_metrics(const config::LinkExperimentConfig& c, const link::LinkEngine& eng, const models::flit_sink& sink,
-                  const TxLog& log, LinkRunResult& r) {
+                  LinkRunResult& r) {
   const auto& st = eng.stats();
   const auto& dl = sink.delivery_ps();
   LinkMetrics& m = r.metrics;
@@ -71,10 +63,10 @@ void link_metrics(const config::LinkExperimentConfig& c, const link::LinkEngine&
     m.p99_us = stats::percentile_nearest_rank(std::move(lat), 99.0);
     std::vector<double> wire(dl.size());
     for (std::size_t i = 0; i < dl.size(); ++i)
-      wire[i] = (static_cast<double>(dl[i]) - static_cast<double>(log.first_tx[i])) / 1e3;
+      wire[i] = (static_cast<double>(dl[i]) - static_cast<double>(eng.first_transmission_time(i))) / 1e3;
     m.p99_latency_ns = stats::percentile_nearest_rank(std::move(wire), 99.0);
   }
-  m.retransmitted_bytes = log.retransmitted_bytes;
+  m.retransmitted_bytes = st.retransmitted_bytes;
   m.replayed_flits = eng.replayed_flits();
   m.fec_bytes = st.fec_bytes;
   m.control_bytes = st.control_bytes;
@@ -169,20 +161,8 @@ LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report:
   LinkRunResult r;
   const std::uint64_t deadline = c.deadline_ps ? c.deadline_ps : default_deadline_ps(c);
   LinkPairPlatform top(c, deadline, real_bytes);
-  auto log = std::make_shared<TxLog>();
-  log->first_tx.reserve(c.traffic.flits);
-  for (const auto& p : c.link.fec_menu)
-    log->wire_bytes.push_back(static_cast<std::uint64_t>(c.link.flit_bytes * (1.0 + p.overhead) + 0.5));
-  top.port().set_tx_observer([log, tr = trace ? trace_setup(trace, top, c) : link::LinkEngine::TxObserver()](
-                                 const link::TxRecord& x) {
-    if (x.attempt == 1) {
-      if (x.seq >= log->first_tx.size()) log->first_tx.resize(x.seq + 1, 0);
-      log->first_tx[x.seq] = x.start_ps;
-    } else {
-      log->retransmitted_bytes += log->wire_bytes[x.profile];
-    }
-    if (tr) tr(x);
-  });
+  if (trace) top.port().set_tx_observer(trace_setup(trace, top, c));
+  top.port().record_first_transmissions();  // the wire latency (p99_latency_ns)
   r.diagnosis = top.start();
   if (!r.diagnosis.empty()) return r;
   const auto& eng = top.port().engine();
@@ -193,7 +173,7 @@ LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report:
     return r;
   }
   r.ok = true;
-  link_metrics(c, eng, top.sink(), *log, r);
+  link_metrics(c, eng, top.sink(), r);
   result_json(c, top, status, r);
   return r;
 }

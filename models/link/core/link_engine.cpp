@@ -64,6 +64,7 @@ std::uint64_t LinkEngine::offer(ps_t t) {
     arrival_.push_back(t);
     delivery_.push_back(kNever);
   }
+  if (record_first_tx_) first_tx_.push_back(kNever);
   if (status_ == Status::done) status_ = Status::running;
   return stats_.offered++;
 }
@@ -345,8 +346,10 @@ void LinkEngine::transmit(std::uint64_t seq, bool replay, int bound_profile) {
   if (attempt == 1) {
     ++stats_.first_transmissions;
     if (d.magnitude > 0) ++stats_.first_attempt_errors;
+    if (record_first_tx_) first_tx_[seq] = now_;
   } else {
     ++stats_.retransmissions;
+    stats_.retransmitted_bytes += cfg_.flit_bytes + pt.fec_bytes;
     if (attempt == 0) ++stats_.stale_copies;
   }
 }

@@ -98,6 +98,7 @@ struct LinkStats {
   std::uint64_t replay_scheduled = 0;  ///< suffix entries scheduled by served requests
   std::uint64_t stale_copies = 0;      ///< queued copies sent after their ACK
   std::uint64_t fec_bytes = 0;         ///< parity bytes on the wire (flit_bytes x o_k per transmission)
+  std::uint64_t retransmitted_bytes = 0;  ///< wire bytes (flit + parity) of every transmission after the first
   std::uint64_t control_flits = 0, control_bytes = 0, acks_coalesced = 0;
   std::uint64_t first_attempt_errors = 0;  ///< first transmissions with >= 1 raw symbol error
   std::uint64_t raw_errors = 0, residual_errors = 0;
@@ -199,6 +200,12 @@ class LinkEngine {
   std::uint64_t delivered() const { return stats_.delivered; }
   ps_t arrival_time(std::uint64_t seq) const { return arrival_[seq]; }
   ps_t delivery_time(std::uint64_t seq) const { return delivery_[seq]; }
+  /// Record each flit's first serialization start (default off; for
+  /// first_transmission_time(); set before the first offer).
+  void set_record_first_transmissions(bool on) { record_first_tx_ = on; }
+  /// Start of the first serialization of flit `seq` (kNever before it), with
+  /// set_record_first_transmissions(true).
+  ps_t first_transmission_time(std::uint64_t seq) const { return first_tx_[seq]; }
   const LinkStats& stats() const { return stats_; }
   const LinkConfig& config() const { return cfg_; }
   const GilbertElliott& channel() const { return channel_; }
@@ -272,6 +279,8 @@ class LinkEngine {
   Status status_ = Status::running;
   std::string down_reason_;
   std::vector<ps_t> arrival_, delivery_;  // per seq, when record_times_
+  std::vector<ps_t> first_tx_;            // per seq, when record_first_tx_
+  bool record_first_tx_ = false;
   RingQueue<ps_t> pending_;               // offered, not yet arrived
   ps_t last_offer_ = 0;
   bool record_times_ = true;
