@@ -230,7 +230,7 @@ ps_t FabricEngine::run(ps_t limit, std::vector<Completion>& out) {
   sink_ = &out;
   const std::size_t before = out.size();
   ps_t completed_at = link::kNever;
-  while (failed_dir_ < 0) {
+  while (failed_dir_ < 0 && stalled_dir_ < 0) {
     if (heap_.empty() || heap_.min_key() >= limit) break;
     const auto [t, d] = heap_.pop();
     if (t != scheduled_[d]) continue;  // stale
@@ -291,7 +291,7 @@ void FabricEngine::run_rifl(std::size_t d, ps_t t, ps_t& limit, std::vector<Comp
     // link must not run through a slot starting there.
     rl.step(std::min(completed_at != link::kNever ? completed_at : limit, next_event_time()));
     if (rl.failed()) {
-      failed_dir_ = static_cast<int>(d);
+      stalled_dir_ = static_cast<int>(d);
       return;
     }
     if (out.size() > before && completed_at == link::kNever) {
@@ -348,6 +348,12 @@ std::string FabricEngine::diagnosis() const {
     const Direction& dir = dirs_[failed_dir_];
     os << "; link " << nodes_[dir.from].name << ".port" << dir.from_port << " -> " << nodes_[dir.to].name
        << " went down: " << direction_diagnosis(dir);
+  }
+  if (stalled_dir_ >= 0) {
+    const Direction& dir = dirs_[stalled_dir_];
+    os << "; RIFL link " << nodes_[dir.from].name << ".port" << dir.from_port << " <-> " << nodes_[dir.to].name
+       << " makes no progress: " << direction_diagnosis(dir);
+    return os.str();
   }
   std::size_t shown = 0;
   for (const auto& n : nodes_)

@@ -133,6 +133,7 @@ class FabricEngine : public TimingCore {
   ps_t now() const override { return now_; }
   /// A link direction that went down (retry limit) or -1.
   int failed_direction() const override { return failed_dir_; }
+  bool stalled() const override { return stalled_dir_ >= 0; }
   std::size_t directions() const { return dirs_.size(); }
   DirectionStats direction_stats(std::size_t d) const;
   /// Multi-line state dump: open transfers, every non-idle link direction.
@@ -202,6 +203,7 @@ class FabricEngine : public TimingCore {
   ps_t now_ = 0;
   std::vector<Completion>* sink_ = nullptr;
   int failed_dir_ = -1;
+  int stalled_dir_ = -1;  // a RIFL link that can make no progress
 };
 
 }  // namespace fabricsim::fabric_core
