@@ -176,12 +176,9 @@ void FabricEngine::offer(std::size_t d, ps_t t, const FlitTag& tag) {
   schedule(d);
 }
 
-void FabricEngine::schedule(std::size_t d) {
-  const Direction& dir = dirs_[d];
-  if (dir.eng) [[likely]]
-    schedule_at(d, dir.eng->next_event_time());
-  else
-    schedule_at(dir.rifl->owner, dir.rifl->link->next_event_time());
+void FabricEngine::schedule_rifl(std::size_t d) {
+  const RiflSide& rs = *dirs_[d].rifl;
+  schedule_at(rs.owner, rs.link->next_event_time());
 }
 
 void FabricEngine::schedule_at(std::size_t d, ps_t next) {
@@ -230,18 +227,19 @@ ps_t FabricEngine::run(ps_t limit, std::vector<Completion>& out) {
   sink_ = &out;
   const std::size_t before = out.size();
   ps_t completed_at = link::kNever;
-  while (failed_dir_ < 0 && stalled_dir_ < 0) {
+  while (failed_dir_ < 0) {
     if (heap_.empty() || heap_.min_key() >= limit) break;
     const auto [t, d] = heap_.pop();
     if (t != scheduled_[d]) continue;  // stale
     scheduled_[d] = link::kNever;
-    if (!dirs_[d].eng) [[unlikely]] {
-      run_rifl(d, t, limit, out, before, completed_at);
+    link::LinkEngine* const ep = dirs_[d].eng.get();
+    if (!ep) [[unlikely]] {
+      if (run_rifl(d, t, limit, out, before, completed_at)) break;  // a RIFL link cannot progress
       continue;
     }
     // Step this direction for as long as its next event is no later than every
     // other direction's (the global order is kept; one heap update per run).
-    link::LinkEngine& eng = *dirs_[d].eng;
+    link::LinkEngine& eng = *ep;
     ps_t te = t;
     do {
       now_ = te;
@@ -276,13 +274,13 @@ ps_t FabricEngine::run(ps_t limit, std::vector<Completion>& out) {
 // A RIFL link (both directions) from its a->b direction d, popped at t: the
 // link processes its events at t and advances until the next event of any
 // other direction (global order), for as long as its own next event comes first.
-void FabricEngine::run_rifl(std::size_t d, ps_t t, ps_t& limit, std::vector<Completion>& out, std::size_t before,
+bool FabricEngine::run_rifl(std::size_t d, ps_t t, ps_t& limit, std::vector<Completion>& out, std::size_t before,
                             ps_t& completed_at) {
   rifl::FabricRiflLink& rl = *dirs_[d].rifl->link;
   ps_t te = rl.next_event_time();
   if (te != t) {  // keyed early (an offer made while it was being stepped)
     schedule_at(d, te);
-    return;
+    return false;
   }
   do {
     now_ = te;
@@ -292,7 +290,7 @@ void FabricEngine::run_rifl(std::size_t d, ps_t t, ps_t& limit, std::vector<Comp
     rl.step(std::min(completed_at != link::kNever ? completed_at : limit, next_event_time()));
     if (rl.failed()) {
       stalled_dir_ = static_cast<int>(d);
-      return;
+      return true;
     }
     if (out.size() > before && completed_at == link::kNever) {
       completed_at = te;
@@ -301,6 +299,7 @@ void FabricEngine::run_rifl(std::size_t d, ps_t t, ps_t& limit, std::vector<Comp
     te = rl.next_event_time();
   } while (te < limit && te < next_event_time());
   schedule_at(d, te);
+  return false;
 }
 
 DirectionStats FabricEngine::direction_stats(std::size_t d) const {

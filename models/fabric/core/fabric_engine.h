@@ -180,11 +180,19 @@ class FabricEngine : public TimingCore {
   };
   void on_delivery(std::size_t dir, ps_t t);
   void offer(std::size_t dir, ps_t t, const FlitTag& tag);
-  void schedule(std::size_t dir);
+  void schedule(std::size_t d) {
+    const Direction& dir = dirs_[d];
+    if (dir.eng) [[likely]]
+      schedule_at(d, dir.eng->next_event_time());
+    else
+      schedule_rifl(d);
+  }
+  void schedule_rifl(std::size_t d);  // a RIFL link is keyed on its a->b direction
   void schedule_at(std::size_t dir, ps_t next);
   void give_credit(Direction& dir, ps_t t);
-  void run_rifl(std::size_t d, ps_t t, ps_t& limit, std::vector<Completion>& out, std::size_t before,
-                ps_t& completed_at);
+  // Kept out of run()'s loop (registers of the UALink hot path). true: the link cannot progress.
+  [[gnu::noinline]] bool run_rifl(std::size_t d, ps_t t, ps_t& limit, std::vector<Completion>& out,
+                                  std::size_t before, ps_t& completed_at);
   std::string direction_diagnosis(const Direction& dir) const;
   std::vector<std::unique_ptr<rifl::FabricRiflLink>> rifl_links_;
 
