@@ -101,6 +101,8 @@ void FabricRiflLink::run_until(std::uint64_t until) {
   if (until <= link_.slots() || failed()) return;
   link_.advance(until);
   for (const auto& c : link_.completions()) deliveries_.push_back({c.dir, slot_start_ps(c.slot + 1)});
+  // Idle from here until the next offer: counters exact up to now.
+  if (!link_.busy()) link_.settle();
 }
 
 void FabricRiflLink::step(ps_t bound) {

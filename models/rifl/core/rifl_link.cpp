@@ -1041,6 +1041,11 @@ void RiflLink::offer_packet(int dir, std::uint64_t bytes) {
   }
 }
 
+void RiflLink::settle() {
+  for (auto& L : lanes_)
+    if (L->win_end) settle_window(*L, now_);
+}
+
 RiflLink::Status RiflLink::advance(std::uint64_t until) {
   if (!cfg_.external) throw std::logic_error("RiflLink::advance: only with external traffic");
   if (!stall_limit_) stall_limit_ = 64ULL * (3 * d_.buffer + 2 * d_.delay_slots) + 100000;

@@ -239,6 +239,10 @@ class RiflLink {
   /// status() (running unless the link failed). Throws std::logic_error
   /// outside external mode.
   Status advance(std::uint64_t until_slot);
+  /// Apply the recovery windows skipped so far (they are applied lazily), so
+  /// that every counter is exact at slots(). Results do not depend on when
+  /// it is called.
+  void settle();
   /// Packets completed by the last advance(), in completion order.
   const std::vector<PacketDone>& completions() const { return done_; }
 
