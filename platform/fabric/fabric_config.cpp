@@ -284,9 +284,20 @@ void finish_protocol(config::Section& s, LinkProtocolSpec& p, const link::LinkCo
   if (p.rifl_ge_from_link) p.rifl.ge = l.channel;
   if (p.protocol != fabric_core::LinkProtocol::rifl) return;
   const rifl::RiflConfig eff = fabric_core::rifl_for_link(l, p.rifl);
-  config::check_rifl_bounds(s.has("rifl") ? s.child("rifl") : s, eff);
   if (!(eff.lane_rate_bps >= 1.0) || eff.lane_rate_bps > 1e15)
-    s.fail(s.has("forward_rate") ? "forward_rate" : "", "a RIFL lane rate (forward_rate / lanes) must lie in [1 b/s, 1 Pb/s]");
+    s.fail(s.has("forward_rate") ? "forward_rate" : "",
+           "a RIFL lane rate (forward_rate / lanes) must lie in [1 b/s, 1 Pb/s]");
+  // Every lane end holds B frames and every lane direction a round trip in
+  // flight: both must stay within what the model allocates (2^20 frames).
+  const double one_way_slots = (eff.transceiver_ns + l.propagation_ps / 1000.0) / (eff.frame_bits / eff.lane_rate_bps * 1e9);
+  if (!(one_way_slots <= (1u << 19)))
+    s.fail(s.has("propagation") ? "propagation" : "",
+           fmt::format("a RIFL link's one-way delay of {:.0f} frame slots is beyond the model's limit of 2^19 slots "
+                       "(transceiver_latency + propagation at the lane rate)",
+                       one_way_slots));
+  config::check_rifl_bounds(s.has("rifl") ? s.child("rifl") : s, eff);
+  if (rifl::derive(eff).buffer > (1u << 20))
+    s.fail(s.has("rifl") ? "rifl" : "", "a RIFL retransmit buffer of more than 2^20 frames is beyond the model's limit");
 }
 
 // Parse a per-link overlay section onto link `L`.
