@@ -350,6 +350,7 @@ void fabric_kernel::kernel_thread() {
     if (done.empty() && engine_->next_event_time() != link::kNever && engine_->next_event_time() > deadline_ps_ &&
         h > deadline_ps_)
       fail(fmt_deadline());
+    if (engine_->stalled()) fail("a link makes no progress");
     if (engine_->failed_direction() >= 0) {
       // A terminal failure is a result, not a malfunction: record it and stop.
       std::ostringstream os;

@@ -29,31 +29,40 @@ void lane_skew(Section& s, rifl::RiflConfig& c) {
   }
 }
 
-// rifl.channel: independent or Gilbert-Elliott bit errors, per direction. Returns the section.
-Section rifl_channel(Section& s, rifl::RiflConfig& c) {
+// rifl.channel: independent or Gilbert-Elliott bit errors, per direction
+// (overlay on c). Returns true if chain parameters are given.
+bool rifl_channel(Section& s, rifl::RiflConfig& c) {
   Section ch = s.child_or_empty("channel");
-  const std::string model = ch.choice("model", "independent", {"independent", "gilbert-elliott"});
+  const std::string model = ch.choice(
+      "model", c.channel == rifl::RiflConfig::Channel::independent ? "independent" : "gilbert-elliott",
+      {"independent", "gilbert-elliott"});
   c.channel =
       model == "independent" ? rifl::RiflConfig::Channel::independent : rifl::RiflConfig::Channel::gilbert_elliott;
-  const double ber = ch.number("ber", 0.0, 0.0, 0.5);
-  c.ber_ab = ch.number("ber_a_to_b", ber, 0.0, 0.5);
-  c.ber_ba = ch.number("ber_b_to_a", ber, 0.0, 0.5);
+  const bool has_ber = ch.has("ber");
+  const double ber = ch.number("ber", c.ber_ab, 0.0, 0.5);
+  c.ber_ab = ch.number("ber_a_to_b", has_ber ? ber : c.ber_ab, 0.0, 0.5);
+  c.ber_ba = ch.number("ber_b_to_a", has_ber ? ber : c.ber_ba, 0.0, 0.5);
+  bool ge = false;
+  for (const char* k : {"p_good_to_bad", "p_bad_to_good", "error_good", "error_bad", "magnitude_good", "magnitude_bad"})
+    ge = ge || ch.has(k);
   c.ge.a = ch.probability("p_good_to_bad", c.ge.a);
   c.ge.b = ch.probability("p_bad_to_good", c.ge.b);
   c.ge.e_good = ch.probability("error_good", c.ge.e_good);
   c.ge.e_bad = ch.probability("error_bad", c.ge.e_bad);
   c.ge.m_good = static_cast<std::uint32_t>(ch.integer("magnitude_good", c.ge.m_good, 1, 1024));
   c.ge.m_bad = static_cast<std::uint32_t>(ch.integer("magnitude_bad", c.ge.m_bad, 1, 1024));
-  c.errors_ba = ch.choice("directions", "both", {"both", "a-to-b"}) == "both";
+  if (c.ge.a + c.ge.b <= 0.0) ch.fail("p_bad_to_good", "p_good_to_bad + p_bad_to_good must be > 0");
+  c.errors_ba = ch.choice("directions", c.errors_ba ? "both" : "a-to-b", {"both", "a-to-b"}) == "both";
   if (!c.errors_ba && c.ber_ba > 0 && ch.has("ber_b_to_a"))
     ch.fail("ber_b_to_a", "directions: a-to-b leaves B->A error free; drop ber_b_to_a or use directions: both");
   if (!c.errors_ba) c.ber_ba = 0;
-  const std::string step = ch.choice("chain_step", "frame", {"frame", "flit"});
+  const std::string step =
+      ch.choice("chain_step", c.ge_step == rifl::RiflConfig::GeStep::flit ? "flit" : "frame", {"frame", "flit"});
   c.ge_step = step == "flit" ? rifl::RiflConfig::GeStep::flit : rifl::RiflConfig::GeStep::frame;
   if (ch.has("chain_step") && c.channel != rifl::RiflConfig::Channel::gilbert_elliott)
     ch.fail("chain_step", "chain_step applies to model: gilbert-elliott");
   ch.finish();
-  return ch;
+  return ge;
 }
 
 // rifl.fec: none or a profile of rifl.fec_profiles (default: the link layer's
@@ -62,7 +71,7 @@ void rifl_fec(Section& s, rifl::RiflConfig& c) {
   const link::FecMenu menu = parse_fec_menu(s, link::default_fec_menu());
   std::vector<std::string> names{"none"};
   for (const auto& p : menu) names.push_back(p.name);
-  const std::string fec = s.choice("fec", "none", names);
+  const std::string fec = s.choice("fec", c.fec_on ? c.fec.name : "none", names);
   c.fec_on = fec != "none";
   for (const auto& p : menu)
     if (p.name == fec) c.fec = p;
@@ -82,21 +91,6 @@ void rifl_traffic(Section& root, rifl::RiflConfig& c) {
   t.finish();
 }
 
-// Derived bounds (retransmit buffer, flow-control thresholds) name their key.
-void check_derived(const Section& s, const Section& ch, const rifl::RiflConfig& c) {
-  try {
-    rifl::derive(c);
-  } catch (const std::invalid_argument& ex) {
-    const std::string m = ex.what();
-    const auto colon = m.find(':');
-    const std::string key = colon == std::string::npos ? "" : m.substr(0, colon);
-    const std::string msg = colon == std::string::npos ? m : m.substr(colon + 2);
-    if (key == "ber") ch.fail("ber", msg);
-    if (key == "fec") s.fail("fec", msg);
-    s.fail(s.has(key) || key.rfind("fc_", 0) == 0 || key == "retransmit_buffer" ? key : "", msg);
-  }
-}
-
 }  // namespace
 
 RiflExperimentConfig parse_rifl_experiment(Section root) {
@@ -109,24 +103,7 @@ RiflExperimentConfig parse_rifl_experiment(Section root) {
   f.finish();
 
   Section s = root.child("rifl");
-  c.frame_bits = static_cast<std::uint32_t>(s.integer("frame_bits", c.frame_bits, 0, 1u << 20));
-  if (c.frame_bits != 128 && c.frame_bits != 256 && c.frame_bits != 512 && c.frame_bits != 1024)
-    s.fail("frame_bits", fmt::format("unsupported frame size {} bits (128, 256, 512 or 1024)", c.frame_bits));
-  c.lanes = static_cast<std::uint32_t>(s.integer("lanes", c.lanes, 1, 64));
-  c.lane_rate_bps = s.rate_bps("lane_rate", c.lane_rate_bps);
-  if (!(c.lane_rate_bps > 0)) s.fail("lane_rate", "must be > 0");
-  c.cable_m = s.number("cable_length_m", c.cable_m, 0.0, 1e6);
-  c.transceiver_ns = s.time_ps("transceiver_latency", static_cast<std::uint64_t>(c.transceiver_ns * 1000)) / 1000.0;
-  c.cable_ns_per_m = s.number("cable_ns_per_m", c.cable_ns_per_m, 0.0, 1e3);
-  lane_skew(s, c);
-  c.retransmit_buffer = static_cast<std::uint32_t>(s.integer("retransmit_buffer", 0, 0, 1u << 20));
-  c.fc_buffer = static_cast<std::uint32_t>(s.integer("fc_buffer", 0, 0, 1u << 24));
-  c.fc_on = static_cast<std::uint32_t>(s.integer("fc_on", 0, 0, 1u << 24));
-  c.fc_off = static_cast<std::uint32_t>(s.integer("fc_off", 0, 0, 1u << 24));
-  c.clock_offset_ppm = s.number("clock_offset_ppm", 0.0, -1000.0, 1000.0);
-  c.resync_frames = static_cast<std::uint32_t>(s.integer("resync_frames", c.resync_frames, 1, 1u << 20));
-  rifl_fec(s, c);
-  const Section ch = rifl_channel(s, c);
+  parse_rifl_keys(s, c, false);
   s.finish();  // an unknown key under rifl: is an error like everywhere else
   rifl_traffic(root, c);
 
@@ -134,8 +111,89 @@ RiflExperimentConfig parse_rifl_experiment(Section root) {
   c.seed = r.integer("seed", 1, 0, ~0ULL);
   r.finish();
   root.finish();
-  check_derived(s, ch, c);
+  check_rifl_bounds(s, c);
   return e;
+}
+
+bool parse_rifl_keys(Section& s, rifl::RiflConfig& c, bool fabric_link) {
+  c.frame_bits = static_cast<std::uint32_t>(s.integer("frame_bits", c.frame_bits, 0, 1u << 20));
+  if (c.frame_bits != 128 && c.frame_bits != 256 && c.frame_bits != 512 && c.frame_bits != 1024)
+    s.fail("frame_bits", fmt::format("unsupported frame size {} bits (128, 256, 512 or 1024)", c.frame_bits));
+  const std::uint32_t lanes_before = c.lanes;
+  c.lanes = static_cast<std::uint32_t>(s.integer("lanes", c.lanes, 1, 64));
+  if (fabric_link) {
+    for (const char* k : {"lane_rate", "cable_length_m", "cable_ns_per_m"})
+      if (s.has(k))
+        s.fail(k, "set by the fabric link: the lane rate is link.forward_rate / rifl.lanes, the cable delay is "
+                  "link.propagation");
+  } else {
+    c.lane_rate_bps = s.rate_bps("lane_rate", c.lane_rate_bps);
+    if (!(c.lane_rate_bps > 0)) s.fail("lane_rate", "must be > 0");
+    c.cable_m = s.number("cable_length_m", c.cable_m, 0.0, 1e6);
+    c.cable_ns_per_m = s.number("cable_ns_per_m", c.cable_ns_per_m, 0.0, 1e3);
+  }
+  c.transceiver_ns = s.time_ps("transceiver_latency", static_cast<std::uint64_t>(c.transceiver_ns * 1000)) / 1000.0;
+  if (c.lanes != lanes_before && !s.has("lane_skew")) c.lane_skew_ns.clear();  // one skew per lane
+  if (s.has("lane_skew")) c.lane_skew_ns.clear();
+  lane_skew(s, c);
+  c.retransmit_buffer = static_cast<std::uint32_t>(s.integer("retransmit_buffer", c.retransmit_buffer, 0, 1u << 20));
+  c.fc_buffer = static_cast<std::uint32_t>(s.integer("fc_buffer", c.fc_buffer, 0, 1u << 24));
+  c.fc_on = static_cast<std::uint32_t>(s.integer("fc_on", c.fc_on, 0, 1u << 24));
+  c.fc_off = static_cast<std::uint32_t>(s.integer("fc_off", c.fc_off, 0, 1u << 24));
+  c.clock_offset_ppm = s.number("clock_offset_ppm", c.clock_offset_ppm, -1000.0, 1000.0);
+  c.resync_frames = static_cast<std::uint32_t>(s.integer("resync_frames", c.resync_frames, 1, 1u << 20));
+  rifl_fec(s, c);
+  return rifl_channel(s, c);
+}
+
+void check_rifl_bounds(const Section& s0, const rifl::RiflConfig& c) {
+  try {
+    rifl::derive(c);
+  } catch (const std::invalid_argument& ex) {
+    Section s = s0;
+    const std::string m = ex.what();
+    const auto colon = m.find(':');
+    const std::string key = colon == std::string::npos ? "" : m.substr(0, colon);
+    const std::string msg = colon == std::string::npos ? m : m.substr(colon + 2);
+    if (key == "ber") s.child_or_empty("channel").fail("ber", msg);
+    if (key == "fec") s.fail("fec", msg);
+    s.fail(s.has(key) || key.rfind("fc_", 0) == 0 || key == "retransmit_buffer" ? key : "", msg);
+  }
+}
+
+nlohmann::ordered_json rifl_json(const rifl::RiflConfig& c) {
+  const auto d = rifl::derive(c);
+  nlohmann::ordered_json j{{"frame_bits", c.frame_bits},
+                           {"lanes", c.lanes},
+                           {"lane_rate_bps", c.lane_rate_bps},
+                           {"transceiver_latency_ns", c.transceiver_ns},
+                           {"lane_skew_ns", c.lane_skew_ns},
+                           {"retransmit_buffer_frames", d.buffer},
+                           {"fc_buffer_frames", d.fc_buffer},
+                           {"fc_on_frames", d.fc_on},
+                           {"fc_off_frames", d.fc_off},
+                           {"clock_offset_ppm", c.clock_offset_ppm},
+                           {"resync_frames", c.resync_frames},
+                           {"slot_ns", d.slot_ns},
+                           {"one_way_ns", d.one_way_ns},
+                           {"delay_slots", d.delay_slots}};
+  j["channel"] = {{"model", c.channel == rifl::RiflConfig::Channel::independent ? "independent" : "gilbert-elliott"},
+                  {"ber_a_to_b", c.ber_ab},
+                  {"ber_b_to_a", c.ber_ba}};
+  if (c.channel == rifl::RiflConfig::Channel::gilbert_elliott)
+    j["channel"].update({{"p_good_to_bad", c.ge.a},
+                         {"p_bad_to_good", c.ge.b},
+                         {"error_good", c.ge.e_good},
+                         {"error_bad", c.ge.e_bad},
+                         {"magnitude_good", c.ge.m_good},
+                         {"magnitude_bad", c.ge.m_bad}});
+  if (c.fec_on)
+    j["fec"] = {{"profile", c.fec.name},
+                {"overhead", c.fec.overhead},
+                {"decode_delay_ps", c.fec.decode_delay_ps},
+                {"correctable_symbols", c.fec.correctable},
+                {"latency_ns", d.fec_latency_ns}};
+  return j;
 }
 
 nlohmann::ordered_json to_json(const RiflExperimentConfig& e) {

@@ -11,6 +11,7 @@
 
 #include "models/fabric/core/address_map.h"
 #include "platform/config/link_config.h"
+#include "platform/config/rifl_config.h"
 
 namespace fabricsim::fabric {
 
@@ -255,6 +256,61 @@ std::size_t add_node(FabricSpec& F, const NodeDefaults& D, const std::string& id
   return F.nodes.size() - 1;
 }
 
+// protocol and rifl: of a link section (defaults.link, or a per-link overlay
+// with `per_link`), as an overlay on `base`. A per-link section of a RIFL
+// link rejects the UALink data-link keys (they would configure nothing); in
+// defaults.link they stay allowed (they configure the fabric's UALink links),
+// so `--set defaults.link.protocol=rifl` works on any fabric.
+LinkProtocolSpec link_protocol(config::Section& s, const LinkProtocolSpec& base, bool per_link) {
+  LinkProtocolSpec p = base;
+  const std::string v = s.choice("protocol", fabric_core::to_string(base.protocol), {"ualink", "rifl"});
+  p.protocol = v == "rifl" ? fabric_core::LinkProtocol::rifl : fabric_core::LinkProtocol::ualink;
+  const bool rifl = p.protocol == fabric_core::LinkProtocol::rifl;
+  if (s.has("rifl")) {
+    if (per_link && !rifl) s.fail("rifl", "rifl: parameters apply to a link of protocol: rifl (this link is ualink)");
+    config::Section r = s.child("rifl");
+    if (config::parse_rifl_keys(r, p.rifl, true)) p.rifl_ge_from_link = false;
+    r.finish();
+  }
+  if (per_link && rifl)
+    for (const char* k : {"policy", "fec_profiles", "semantics", "window_high", "window_reduced", "request_copies",
+                          "retry_limit", "control_flit", "control_base_delay", "reverse_rate"})
+      if (s.has(k))
+        s.fail(k, "a UALink data-link key on a link of protocol: rifl, which has no FEC profile or policy, "
+                  "TxReplay window, replay requests or control flits (its parameters go under rifl:)");
+  return p;
+}
+
+// After the link keys of section s: a RIFL link's chain from the link's
+// channel (unless rifl.channel gives its own) and its derived bounds
+// (retransmit buffer, flow-control thresholds) at the link's rate and delay.
+void finish_protocol(config::Section& s, LinkProtocolSpec& p, const link::LinkConfig& l) {
+  if (p.rifl_ge_from_link) p.rifl.ge = l.channel;
+  if (p.protocol != fabric_core::LinkProtocol::rifl) return;
+  const rifl::RiflConfig eff = fabric_core::rifl_for_link(l, p.rifl);
+  if (!(eff.lane_rate_bps >= 1.0) || eff.lane_rate_bps > 1e15)
+    s.fail(s.has("forward_rate") ? "forward_rate" : "",
+           "a RIFL lane rate (forward_rate / lanes) must lie in [1 b/s, 1 Pb/s]");
+  // Every lane end holds B frames and every lane direction a round trip in
+  // flight: both must stay within what the model allocates (2^20 frames).
+  const double one_way_slots = (eff.transceiver_ns + l.propagation_ps / 1000.0) / (eff.frame_bits / eff.lane_rate_bps * 1e9);
+  if (!(one_way_slots <= (1u << 19)))
+    s.fail(s.has("propagation") ? "propagation" : "",
+           fmt::format("a RIFL link's one-way delay of {:.0f} frame slots is beyond the model's limit of 2^19 slots "
+                       "(transceiver_latency + propagation at the lane rate)",
+                       one_way_slots));
+  config::check_rifl_bounds(s.has("rifl") ? s.child("rifl") : s, eff);
+  if (rifl::derive(eff).buffer > (1u << 20))
+    s.fail(s.has("rifl") ? "rifl" : "", "a RIFL retransmit buffer of more than 2^20 frames is beyond the model's limit");
+}
+
+// Parse a per-link overlay section onto link `L`.
+void link_overlay(config::Section s, LinkSpec& L) {
+  L.proto = link_protocol(s, L.proto, true);
+  L.link = config::parse_link_overlay(s, L.link);
+  finish_protocol(s, L.proto, L.link);
+}
+
 // Append link a.pa - b.pb with the default link parameters.
 void add_link(FabricSpec& F, const link::LinkConfig& dflt, std::size_t a, std::uint32_t pa, std::size_t b,
               std::uint32_t pb, const SourceRef& src) {
@@ -331,7 +387,7 @@ void explicit_node(config::Section& n, FabricSpec& F, const NodeDefaults& D, std
 
 // links: of an explicit fabric: NODE.PORT endpoints of listed nodes, an optional link overlay.
 void explicit_links(config::Section& root, FabricSpec& F, std::map<std::string, std::size_t>& ids,
-                    const link::LinkConfig& dflt) {
+                    const link::LinkConfig& dflt, const LinkProtocolSpec& dproto) {
   for (auto& l : root.list("links", true)) {
     std::string na, nb;
     std::uint32_t pa = 0, pb = 0;
@@ -341,8 +397,9 @@ void explicit_links(config::Section& root, FabricSpec& F, std::map<std::string, 
     if (!ids.count(na)) l.fail("a", fmt::format("dangling reference: no node '{}'", na));
     if (!ids.count(nb)) l.fail("b", fmt::format("dangling reference: no node '{}'", nb));
     add_link(F, dflt, ids[na], pa, ids[nb], pb, {where_of(l, "a"), l.path()});
+    F.links.back().proto = dproto;
     if (l.has("link"))
-      F.links.back().link = config::parse_link_overlay(l.child("link"), dflt);
+      link_overlay(l.child("link"), F.links.back());
     else
       l.child_or_empty("link").finish();
     l.finish();
@@ -370,7 +427,7 @@ void link_overrides(config::Section& root, FabricSpec& F) {
     if (!o.has("index")) o.fail("index", "required value is missing");
     if (idx >= F.links.size())
       o.fail("index", fmt::format("no link {} (the fabric has {} links)", idx, F.links.size()));
-    F.links[idx].link = config::parse_link_overlay(o.child("link"), F.links[idx].link);
+    link_overlay(o.child("link"), F.links[idx]);
     o.finish();
   }
 }
@@ -455,7 +512,12 @@ FabricRunConfig parse_fabric(config::Section root) {
   f.finish();
 
   config::Section d = root.child_or_empty("defaults");
-  c.default_link = config::parse_link(d.child_or_empty("link"));
+  {
+    config::Section dl = d.child_or_empty("link");
+    c.default_proto = link_protocol(dl, {}, false);
+    c.default_link = config::parse_link_overlay(dl, link::LinkConfig{});
+    finish_protocol(dl, c.default_proto, c.default_link);
+  }
   NodeDefaults D;
   D.acc = parse_accel(d.child_or_empty("accelerator"), {}, D.auto_mem);
   D.swp = parse_switch(d.child_or_empty("switch"), {});
@@ -463,10 +525,11 @@ FabricRunConfig parse_fabric(config::Section root) {
 
   if (F.generator != "explicit") {
     generated_topology(F, f, n_acc, n_sw, D, c.default_link);
+    for (auto& l : F.links) l.proto = c.default_proto;
   } else {
     std::map<std::string, std::size_t> ids;
     for (auto& n : root.list("nodes", true)) explicit_node(n, F, D, ids);
-    explicit_links(root, F, ids, c.default_link);
+    explicit_links(root, F, ids, c.default_link, c.default_proto);
   }
   if (F.generator != "explicit") {
     if (root.has("nodes")) root.fail("nodes", "nodes are listed only in a fabric of kind: explicit");
@@ -496,9 +559,21 @@ nlohmann::ordered_json to_json(const FabricRunConfig& c) {
   j["links"] = c.fabric.links.size();
   j["seed"] = c.seed;
   j["policy"] = c.default_link.policy_name;
-  config::LinkExperimentConfig tmp;
-  tmp.link = c.default_link;
-  j["default_link"] = config::to_json(tmp)["link"];
+  // The protocol keys appear only in a fabric with a RIFL link (UALink-only
+  // fabrics echo exactly what they did before link.protocol existed).
+  bool any_rifl = c.default_proto.protocol == fabric_core::LinkProtocol::rifl;
+  for (const auto& l : c.fabric.links) any_rifl = any_rifl || l.proto.protocol == fabric_core::LinkProtocol::rifl;
+  const auto link_json = [any_rifl](const link::LinkConfig& lc, const LinkProtocolSpec& p) {
+    config::LinkExperimentConfig tmp;
+    tmp.link = lc;
+    auto lj = config::to_json(tmp)["link"];
+    if (any_rifl) {
+      lj["protocol"] = fabric_core::to_string(p.protocol);
+      if (p.protocol == fabric_core::LinkProtocol::rifl) lj["rifl"] = config::rifl_json(fabric_core::rifl_for_link(lc, p.rifl));
+    }
+    return lj;
+  };
+  j["default_link"] = link_json(c.default_link, c.default_proto);
   j["workload"] = {{"collective", sw::to_string(c.workload.collective.op)},
                    {"algorithm", c.workload.collective.algorithm},
                    {"size_bytes", c.workload.collective.bytes},
@@ -526,9 +601,7 @@ nlohmann::ordered_json to_json(const FabricRunConfig& c) {
   // Every link whose effective parameters differ from defaults.link, in full.
   nlohmann::ordered_json over = nlohmann::ordered_json::array();
   for (const auto& l : c.fabric.links) {
-    config::LinkExperimentConfig one;
-    one.link = l.link;
-    const auto lj = config::to_json(one)["link"];
+    const auto lj = link_json(l.link, l.proto);
     if (lj != j["default_link"]) over.push_back({{"link", l.id}, {"config", lj}});
   }
   j["link_overrides"] = over;

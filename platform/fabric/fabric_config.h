@@ -43,6 +43,7 @@ struct FabricRunConfig {
   FabricSpec fabric;
   WorkloadSpec workload;
   link::LinkConfig default_link;  ///< defaults.link after parsing (policy name reported as "policy")
+  LinkProtocolSpec default_proto;  ///< defaults.link.protocol and defaults.link.rifl
   std::uint64_t seed = 1;
   std::uint64_t deadline_ps = 0;  ///< simulated-time watchdog (run.deadline; default 10 s)
 };

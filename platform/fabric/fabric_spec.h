@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "models/accelerator/accelerator_params.h"
+#include "models/fabric/core/fabric_engine.h"
 #include "models/link/core/link_engine.h"
+#include "models/rifl/core/rifl_link.h"
 #include "models/switch/switch_params.h"
 
 namespace fabricsim::fabric {
@@ -49,12 +51,23 @@ inline constexpr const char* kTlmInitiator = "tlm-initiator";
 /// True for the node kinds that are endpoints of routes (accelerator, tlm-initiator).
 inline bool is_endpoint_kind(const std::string& kind) { return kind == "accelerator" || kind == kTlmInitiator; }
 
+/// The link protocol of a fabric link (`link.protocol`) and, for RIFL, its
+/// `link.rifl:` parameters (lane rate and cable delay come from the link).
+struct LinkProtocolSpec {
+  fabric_core::LinkProtocol protocol = fabric_core::LinkProtocol::ualink;
+  rifl::RiflConfig rifl;
+  /// rifl.channel.model gilbert-elliott without chain parameters of its own:
+  /// the chain is the link's `channel:` (set into rifl.ge at parsing).
+  bool rifl_ge_from_link = true;
+};
+
 /// One bidirectional link between two ports; both directions use `link`
 /// (each direction its own channel stream, keyed by `id`).
 struct LinkSpec {
   std::size_t a = 0, b = 0;  ///< node indices
   std::uint32_t a_port = 0, b_port = 0;
   link::LinkConfig link;  ///< link-layer parameters (policy, FEC menu, channel, window)
+  LinkProtocolSpec proto;  ///< ualink (`link` is the data link) or rifl (`proto.rifl`; rates from `link`)
   std::uint64_t id = 0;   ///< link index; directions use channel ids 2*id and 2*id+1
   SourceRef src;
 };

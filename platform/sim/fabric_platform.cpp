@@ -201,7 +201,8 @@ void FabricPlatform::build_kernel(const fabric::FabricRunConfig& cfg,
     en.push_back(e);
   }
   std::vector<fabric_core::EngineLink> el;
-  for (const auto& l : F.links) el.push_back({l.a, l.b, l.a_port, l.b_port, l.link, l.id});
+  for (const auto& l : F.links)
+    el.push_back({l.a, l.b, l.a_port, l.b_port, l.link, l.id, l.proto.protocol, l.proto.rifl});
   auto engine = std::make_unique<fabric_core::FabricEngine>(std::move(en), std::move(el), cfg.seed,
                                                             std::make_shared<GraphRouting>(graph));
   // External initiators in rank order: socket k is endpoint N + k.

@@ -298,10 +298,40 @@ struct LinkTotals {
   };
   std::vector<Top> top;  // by replayed flits, descending (stable)
   std::uint64_t control = 0, first_err = 0, tx = 0;
+  nlohmann::ordered_json rifl = nlohmann::ordered_json::array();  // RIFL directions' own counters
 };
 
+// The RIFL counters of one direction (result.json "rifl_links").
+nlohmann::ordered_json rifl_direction_json(const fabric_core::DirectionStats& ds) {
+  const auto& r = *ds.rifl;
+  const auto& f = *ds.rifl_flits;
+  return {{"from", ds.from},
+          {"port", ds.from_port},
+          {"to", ds.to},
+          {"flits_offered", f.offered},
+          {"flits_delivered", f.delivered},
+          {"frames", r.frames},
+          {"fresh_data_frames", r.fresh_data},
+          {"retransmitted_frames", r.retransmitted_frames},
+          {"idle_data_frames", r.idle_data},
+          {"flow_control_frames", r.fc_frames},
+          {"ctrl_idle_frames", r.ctrl_idle},
+          {"ctrl_pause_frames", r.ctrl_pause},
+          {"ctrl_retrans_frames", r.ctrl_retrans},
+          {"clock_comp_slots", r.clock_comp_slots},
+          {"hit_frames", r.hit_frames},
+          {"bit_errors", r.bit_errors},
+          {"detected_errors", r.detected_errors},
+          {"undetected_errors", r.undetected_errors},
+          {"undetected_misordered", r.undetected_misordered},
+          {"out_of_sync", r.out_of_sync},
+          {"recoveries", r.recoveries},
+          {"fc_pauses", r.fc_pauses},
+          {"admission_stall_credit_ns", f.admission_stall_credit_ps / 1e3}};
+}
+
 // links.csv header: fixed columns, then a residency column per FEC profile name
-// used by any link, in order of first appearance.
+// used by any UALink link, in order of first appearance.
 std::string links_csv_header(const fabric::FabricSpec& F, std::vector<std::string>& prof_names) {
   std::string h =
       "from,port,to,transmissions,retransmissions,replayed_flits,fec_bytes,control_bytes,first_attempt_errors,"
@@ -309,6 +339,7 @@ std::string links_csv_header(const fabric::FabricSpec& F, std::vector<std::strin
       "admission_stall_credit_ns,max_queue,max_input_buffer";
   for (const auto& l : F.links)
     for (const auto& p : l.link.fec_menu)
+      if (l.proto.protocol == fabric_core::LinkProtocol::ualink)  // a RIFL link has no FEC profile
       if (std::find(prof_names.begin(), prof_names.end(), p.name) == prof_names.end()) prof_names.push_back(p.name);
   for (const auto& p : prof_names) h += ",tx_" + p;
   return h + "\n";
@@ -340,10 +371,11 @@ LinkTotals link_stats(const fabric::FabricSpec& F, const fabric_core::FabricEngi
     const auto& menu = F.links[d / 2].link.fec_menu;  // direction d belongs to link d / 2
     for (const auto& pn : prof_names) {
       lcsv << ",";
-      for (std::size_t k = 0; k < menu.size(); ++k)
+      for (std::size_t k = 0; k < menu.size() && ds.protocol == fabric_core::LinkProtocol::ualink; ++k)
         if (menu[k].name == pn) lcsv << s.profile_transmissions[k];
     }
     lcsv << "\n";
+    if (ds.rifl) t.rifl.push_back(rifl_direction_json(ds));
     if (s.transmissions)
       t.top.push_back({ds.replayed_flits, fmt::format("{}.port{} -> {}", ds.from, ds.from_port, ds.to)});
   }
@@ -408,6 +440,7 @@ void result_json(const FabricCell& c, FabricPlatform& plat, const LinkTotals& t,
                  {"first_attempt_errors", t.first_err},
                  {"terminal_failures", res.terminal_failures},
                  {"completions", plat.kernel().completions()}};
+  if (!t.rifl.empty()) j["rifl_links"] = t.rifl;
   const nlohmann::ordered_json switches = switches_json(plat);
   if (!switches.empty()) j["switches"] = switches;
   j["row"] = {{"ranks", N},

@@ -1603,6 +1603,60 @@ EOF2
 check "study variants of another run kind: columns required and checked, no policies on rifl-link: exit 2, file:line:key" t_protocols_bad_study
 check "link-protocols: rifl.fec: bogus, link.channel.ber: 2, ber without model independent: exit 2, file:line:key" t_protocols_bad_input
 check "link-protocols-quick: protocol column, goodput and latency as the framing implies, RIFL's reverse bytes below UALink's" t_protocols_quick_study
+# --- RIFL links in fabrics (link.protocol: rifl) ------------------------------
+t_rifl_fabric_runs() {
+  local out="$RES/rifl-ring8"
+  fs run "$ROOT/topologies/ring8.yaml" --set defaults.link.protocol=rifl --set workload.size=1MiB --quiet --out "$out"
+  [[ $rc -eq 0 ]] || { note "exit $rc, expected 0"; show_output; return; }
+  grep -q '^allreduce,ring,8,1048576,262144,float,sum,[0-9.]*,[0-9.]*,[0-9.]*,true,[^,]*$' "$out/collectives.csv" ||
+    note "collectives.csv has no correct row: $(tail -1 "$out/collectives.csv")"
+  grep -q '"rifl_links"' "$out/result.json" || note "result.json has no rifl_links"
+  grep -q '"protocol": "rifl"' "$out/result.json" || note "result.json does not echo the protocol"
+  [[ $(wc -l <"$out/links.csv") -eq 17 ]] || note "links.csv should have 16 directions"
+  # Other collectives over RIFL links are exact too.
+  local c ca
+  for ca in reduce_scatter:ring allgather:ring alltoall:direct broadcast:ring allreduce:tree; do
+    c=${ca%%:*}
+    fs run "$ROOT/topologies/ring8.yaml" --set defaults.link.protocol=rifl --set workload.collective=$c \
+      --set workload.algorithm=${ca#*:} --set workload.size=256KiB --quiet --out "$RES/rifl-$c"
+    [[ $rc -eq 0 ]] || { note "$c: exit $rc"; show_output; continue; }
+    grep -q ',true,[^,]*$' "$RES/rifl-$c/collectives.csv" || note "$c: not correct: $(tail -1 "$RES/rifl-$c/collectives.csv")"
+  done
+}
+t_rifl_fabric_bad_input() {
+  local f
+  fs run "$ROOT/topologies/ring8.yaml" --set defaults.link.protocol=bogus --out "$RES/rfp"
+  expect_bad_input "$RES/rfp" "--set defaults.link.protocol" "'bogus' is not one of: ualink, rifl"
+  fs run "$ROOT/topologies/ring8.yaml" --set defaults.link.protocol=rifl --set defaults.link.rifl.bogus=1 --out "$RES/rfk"
+  expect_bad_input "$RES/rfk" "--set defaults.link.rifl.bogus" "unknown key 'defaults.link.rifl.bogus'"
+  fs run "$ROOT/topologies/ring8.yaml" --set defaults.link.protocol=rifl --set defaults.link.rifl.lane_rate=25Gb/s \
+    --out "$RES/rfr"
+  expect_bad_input "$RES/rfr" "defaults.link.rifl.lane_rate" "forward_rate / rifl.lanes"
+  fs run "$ROOT/topologies/ring8.yaml" --set defaults.link.protocol=rifl --set defaults.link.rifl.retransmit_buffer=64 \
+    --out "$RES/rfb"
+  expect_bad_input "$RES/rfb" "defaults.link.rifl.retransmit_buffer" "round trip bound"
+  # A per-link overlay of a RIFL link with a UALink-only key (an FEC policy).
+  f="$FX/rifl-policy.yaml"
+  { cat "$ROOT/topologies/ring8.yaml"; printf 'link_overrides:\n  - index: 3\n    link:\n      protocol: rifl\n      policy: {name: fixed-strong}\n'; } >"$f"
+  fs run "$f" --out "$RES/rfpol"
+  expect_bad_input "$RES/rfpol" "rifl-policy.yaml:$(($(wc -l <"$ROOT/topologies/ring8.yaml") + 5)):" \
+    "link_overrides[0].link.policy" "protocol: rifl"
+  # rifl: on a link that stays ualink.
+  f="$FX/rifl-on-ualink.yaml"
+  { cat "$ROOT/topologies/ring8.yaml"; printf 'link_overrides:\n  - index: 1\n    link:\n      rifl: {lanes: 2}\n'; } >"$f"
+  fs run "$f" --out "$RES/rfu"
+  expect_bad_input "$RES/rfu" "rifl-on-ualink.yaml:" "link_overrides[0].link.rifl" "protocol: rifl"
+}
+t_rifl_fabric_no_progress() {
+  fs run "$ROOT/topologies/ring8.yaml" --set fabric.accelerators=2 --set defaults.link.protocol=rifl \
+    --set defaults.link.rifl.channel.ber=0.01 --set workload.size=64KiB --quiet --out "$RES/rfstall"
+  [[ $rc -eq 3 ]] || note "exit status $rc, expected 3"
+  grep -q "makes no progress" "$ERR" || { note "no diagnosis on stderr"; show_output; }
+  [[ ! -e $RES/rfstall/result.json ]] || note "result.json written for a run that could not finish"
+}
+check "ring8 with --set defaults.link.protocol=rifl: exit 0, every collective correct, rifl_links in result.json" t_rifl_fabric_runs
+check "RIFL links: bad protocol, unknown rifl key, lane_rate, small buffer, UALink-only key, rifl: on ualink: exit 2, file:line:key" t_rifl_fabric_bad_input
+check "a RIFL link that cannot progress ends the fabric run with a diagnosis (exit 3)" t_rifl_fabric_no_progress
 
 echo "$passed passed, $failed failed"
 ((failed == 0))

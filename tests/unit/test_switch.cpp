@@ -239,7 +239,7 @@ struct Star {
     std::vector<fabric_core::EngineNode> nodes{{"fabric.acc0", true, 0, nullptr},
                                                {"fabric.sw", false, -1, &sw},
                                                {"fabric.acc1", true, 1, nullptr}};
-    std::vector<fabric_core::EngineLink> links{{0, 1, 0, 0, c, 0}, {1, 2, 1, 0, c, 1}};
+    std::vector<fabric_core::EngineLink> links{{0, 1, 0, 0, c, 0, {}, {}}, {1, 2, 1, 0, c, 1, {}, {}}};
     eng = std::make_unique<fabric_core::FabricEngine>(nodes, links, 1, std::make_shared<StarRouting>());
   }
   link::ps_t send(std::uint64_t bytes) {
@@ -281,7 +281,7 @@ TEST(UalinkSwitchInFabric, ALinkOnAPortTheSwitchLacksIsRejected) {
   std::vector<fabric_core::EngineNode> nodes{{"fabric.acc0", true, 0, nullptr},
                                              {"fabric.sw", false, -1, &sw},
                                              {"fabric.acc1", true, 1, nullptr}};
-  std::vector<fabric_core::EngineLink> links{{0, 1, 0, 0, {}, 0}, {1, 2, 1, 0, {}, 1}};
+  std::vector<fabric_core::EngineLink> links{{0, 1, 0, 0, {}, 0, {}, {}}, {1, 2, 1, 0, {}, 1, {}, {}}};
   EXPECT_THROW(fabric_core::FabricEngine(nodes, links, 1, std::make_shared<StarRouting>()), std::invalid_argument);
   std::vector<fabric_core::EngineNode> bare{{"fabric.acc0", true, 0, nullptr},
                                             {"fabric.sw", false, -1, nullptr},

@@ -4,10 +4,21 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "models/link/core/counter_rng.h"
+
 namespace fabricsim::fabric_core {
 
 namespace {
 constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+}
+
+const char* to_string(LinkProtocol p) { return p == LinkProtocol::rifl ? "rifl" : "ualink"; }
+
+rifl::RiflConfig rifl_for_link(const link::LinkConfig& link, rifl::RiflConfig r) {
+  r.lane_rate_bps = link.forward_rate_bps / r.lanes;
+  r.cable_m = 1.0;
+  r.cable_ns_per_m = link.propagation_ps / 1000.0;
+  return r;
 }
 
 FabricEngine::FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink> links, std::uint64_t seed,
@@ -29,20 +40,45 @@ FabricEngine::FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink
   for (const auto& l : links) {
     if (l.config.flit_bytes != flit_bytes_)
       throw std::invalid_argument("all links of a fabric must use the same flit size");
+    rifl::FabricRiflLink* rl = nullptr;
+    if (l.protocol == LinkProtocol::rifl) {
+      // The fabric link's rate over the lanes, its propagation after the
+      // transceivers, its receive buffer as credits; the seed per link.
+      rifl::RiflConfig rc = rifl_for_link(l.config, l.rifl);
+      rc.seed = link::key_hash(seed, l.id, 0, 0, 0x5249464CULL);  // "RIFL"
+      rifl_links_.push_back(std::make_unique<rifl::FabricRiflLink>(rc, l.config.flit_bytes, l.config.rx_buffer_flits));
+      rl = rifl_links_.back().get();
+      const std::size_t owner = dirs_.size();
+      rl->set_delivery_hook([this, owner](int side, ps_t t) { on_delivery(owner + side, t); });
+      const std::size_t na = l.a, nb = l.b;
+      const std::uint32_t pa = l.pa, pb = l.pb;
+      rl->set_admit_hook([this, na, nb, pa, pb](int side, ps_t t) {
+        if (common::FlitComponent* c = nodes_[side == 0 ? na : nb].component) c->admitted(side == 0 ? pa : pb, t);
+      });
+    }
     for (int d = 0; d < 2; ++d) {
       Direction dir;
       dir.from = d == 0 ? l.a : l.b;
       dir.to = d == 0 ? l.b : l.a;
       dir.from_port = d == 0 ? l.pa : l.pb;
       dir.to_port = d == 0 ? l.pb : l.pa;
-      dir.eng = std::make_unique<link::LinkEngine>(
-          l.config, link::make_policy(l.config.policy_name, l.config.fec_menu, l.config.policy), seed, 2 * l.id + d);
-      dir.eng->set_record_times(false);
-      dir.eng->set_lazy_quiet_events(true);
-      dir.eng->enable_credits(l.config.rx_buffer_flits);
-      dir.credit_delay = l.config.control_base_delay_ps + l.config.propagation_ps;
       const std::size_t idx = dirs_.size();
-      dir.eng->set_delivery_hook([this, idx](std::uint64_t, ps_t t) { on_delivery(idx, t); });
+      if (rl) {
+        dir.rifl = std::make_unique<RiflSide>();
+        dir.rifl->link = rl;
+        dir.rifl->side = d;
+        dir.rifl->owner = idx - d;
+        dir.credit_delay = rl->signal_delay_ps();
+      } else {
+        dir.eng = std::make_unique<link::LinkEngine>(
+            l.config, link::make_policy(l.config.policy_name, l.config.fec_menu, l.config.policy), seed,
+            2 * l.id + d);
+        dir.eng->set_record_times(false);
+        dir.eng->set_lazy_quiet_events(true);
+        dir.eng->enable_credits(l.config.rx_buffer_flits);
+        dir.credit_delay = l.config.control_base_delay_ps + l.config.propagation_ps;
+        dir.eng->set_delivery_hook([this, idx](std::uint64_t, ps_t t) { on_delivery(idx, t); });
+      }
       for (const std::size_t end : {dir.from, dir.to}) {
         const common::FlitComponent* c = nodes_[end].component;
         const std::uint32_t port = end == dir.from ? dir.from_port : dir.to_port;
@@ -52,7 +88,7 @@ FabricEngine::FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink
       }
       dir.to_component = nodes_[dir.to].component;
       // A component learns of every admission on its output ports (its output queue shrank).
-      if (common::FlitComponent* c = nodes_[dir.from].component) {
+      if (common::FlitComponent* c = nodes_[dir.from].component; c && dir.eng) {
         const std::uint32_t port = dir.from_port;
         dir.eng->set_admit_hook([c, port](ps_t t) { c->admitted(port, t); });
       }
@@ -91,8 +127,21 @@ void FabricEngine::Attachment::return_credit(std::uint32_t port, ps_t t) {
 // its credit reaches the transmitter after the link's control delay.
 void FabricEngine::credit_back(std::size_t d, ps_t t) {
   Direction& dir = dirs_[d];
+  if (!dir.eng) {
+    give_credit(dir, t);
+    schedule(d);
+    return;
+  }
   dir.eng->return_credit(t + dir.credit_delay);
   if (dir.eng->credits() == 0) schedule(d);  // the credit may wake a starved transmitter
+}
+
+// A credit of direction `dir` freed at t is back at its transmitter after the link's delay.
+void FabricEngine::give_credit(Direction& dir, ps_t t) {
+  if (dir.eng)
+    dir.eng->return_credit(t + dir.credit_delay);
+  else
+    dir.rifl->link->return_credit(dir.rifl->side, t + dir.credit_delay);
 }
 
 std::uint64_t FabricEngine::post(int src, int dst, std::uint64_t bytes, ps_t t, std::uint64_t cookie, TransferKind) {
@@ -117,14 +166,20 @@ std::uint64_t FabricEngine::post(int src, int dst, std::uint64_t bytes, ps_t t, 
 
 void FabricEngine::offer(std::size_t d, ps_t t, const FlitTag& tag) {
   Direction& dir = dirs_[d];
-  dir.eng->offer(t);
+  if (dir.eng) [[likely]]
+    dir.eng->offer(t);
+  else
+    dir.rifl->link->offer(dir.rifl->side, t);
   dir.tags.push_back(tag);
-  const std::uint64_t q = dir.eng->waiting();
+  const std::uint64_t q = dir.eng ? dir.eng->waiting() : dir.rifl->link->waiting(dir.rifl->side);
   if (q > dir.max_queue) dir.max_queue = q;
   schedule(d);
 }
 
-void FabricEngine::schedule(std::size_t d) { schedule_at(d, dirs_[d].eng->next_event_time()); }
+void FabricEngine::schedule_rifl(std::size_t d) {
+  const RiflSide& rs = *dirs_[d].rifl;
+  schedule_at(rs.owner, rs.link->next_event_time());
+}
 
 void FabricEngine::schedule_at(std::size_t d, ps_t next) {
   // A direction may hold lazily applied events from before now: key it at now at least.
@@ -147,7 +202,7 @@ void FabricEngine::on_delivery(std::size_t d, ps_t t) {
   if (node.rank == tag.dst_rank) {
     // Consumed at once (written to memory): its buffer slot's credit goes back
     // (direction d is the one being stepped; run() reschedules it).
-    dir.eng->return_credit(t + dir.credit_delay);
+    give_credit(dir, t);
     Transfer& tr = transfers_[tag.transfer];
     if (--tr.flits_left == 0) {
       --open_transfers_;
@@ -177,9 +232,14 @@ ps_t FabricEngine::run(ps_t limit, std::vector<Completion>& out) {
     const auto [t, d] = heap_.pop();
     if (t != scheduled_[d]) continue;  // stale
     scheduled_[d] = link::kNever;
+    link::LinkEngine* const ep = dirs_[d].eng.get();
+    if (!ep) [[unlikely]] {
+      if (run_rifl(d, t, limit, out, before, completed_at)) break;  // a RIFL link cannot progress
+      continue;
+    }
     // Step this direction for as long as its next event is no later than every
     // other direction's (the global order is kept; one heap update per run).
-    link::LinkEngine& eng = *dirs_[d].eng;
+    link::LinkEngine& eng = *ep;
     ps_t te = t;
     do {
       now_ = te;
@@ -211,11 +271,73 @@ ps_t FabricEngine::run(ps_t limit, std::vector<Completion>& out) {
   return horizon_;
 }
 
+// A RIFL link (both directions) from its a->b direction d, popped at t: the
+// link processes its events at t and advances until the next event of any
+// other direction (global order), for as long as its own next event comes first.
+bool FabricEngine::run_rifl(std::size_t d, ps_t t, ps_t& limit, std::vector<Completion>& out, std::size_t before,
+                            ps_t& completed_at) {
+  rifl::FabricRiflLink& rl = *dirs_[d].rifl->link;
+  ps_t te = rl.next_event_time();
+  if (te != t) {  // keyed early (an offer made while it was being stepped)
+    schedule_at(d, te);
+    return false;
+  }
+  do {
+    now_ = te;
+    if (horizon_ < te) horizon_ = te;
+    // Posts may still come at the completion instant (the horizon): the
+    // link must not run through a slot starting there.
+    rl.step(std::min(completed_at != link::kNever ? completed_at : limit, next_event_time()));
+    if (rl.failed()) {
+      stalled_dir_ = static_cast<int>(d);
+      return true;
+    }
+    if (out.size() > before && completed_at == link::kNever) {
+      completed_at = te;
+      limit = te + 1;  // finish this instant, then return
+    }
+    te = rl.next_event_time();
+  } while (te < limit && te < next_event_time());
+  schedule_at(d, te);
+  return false;
+}
+
 DirectionStats FabricEngine::direction_stats(std::size_t d) const {
   const Direction& dir = dirs_[d];
   const std::uint64_t max_input = dir.to_component ? dir.to_component->max_input_flits(dir.to_port) : dir.max_relay;
-  return {nodes_[dir.from].name,     nodes_[dir.to].name, dir.from_port, &dir.eng->stats(),
-          dir.eng->replayed_flits(), dir.max_queue,       max_input};
+  if (dir.eng)
+    return {nodes_[dir.from].name,     nodes_[dir.to].name, dir.from_port, &dir.eng->stats(),
+            dir.eng->replayed_flits(), dir.max_queue,       max_input};
+  // RIFL: the columns that mean the same (frames where UALink counts flits).
+  const RiflSide& rs = *dir.rifl;
+  const rifl::DirectionStats& r = rs.link->link().stats(rs.side);
+  const rifl::FlitCounters& f = rs.link->counters(rs.side);
+  link::LinkStats& s = rs.stats;
+  s = link::LinkStats{};
+  s.offered = f.offered;
+  s.admitted = f.admitted;
+  s.delivered = f.delivered;
+  s.transmissions = r.frames;
+  s.first_transmissions = r.frames - r.retransmitted_frames;
+  s.retransmissions = r.retransmitted_frames;
+  const std::uint64_t frame_bytes = rs.link->link().config().frame_bits / 8;
+  s.control_flits = r.ctrl_pause + r.ctrl_retrans + r.fc_frames;
+  s.control_bytes = s.control_flits * frame_bytes;
+  s.first_attempt_errors = r.hit_frames;
+  s.raw_errors = r.bit_errors;
+  s.residual_errors = r.undetected_errors;
+  s.terminal_failures = rs.link->failed() ? 1 : 0;
+  s.admission_stall_credit_ps = f.admission_stall_credit_ps;
+  DirectionStats ds{nodes_[dir.from].name, nodes_[dir.to].name, dir.from_port, &s, r.retransmitted_frames,
+                    dir.max_queue,         max_input};
+  ds.protocol = LinkProtocol::rifl;
+  ds.rifl = &r;
+  ds.rifl_flits = &f;
+  return ds;
+}
+
+std::string FabricEngine::direction_diagnosis(const Direction& dir) const {
+  return dir.eng ? dir.eng->diagnosis() : dir.rifl->link->diagnosis();
 }
 
 std::string FabricEngine::diagnosis() const {
@@ -224,7 +346,13 @@ std::string FabricEngine::diagnosis() const {
   if (failed_dir_ >= 0) {
     const Direction& dir = dirs_[failed_dir_];
     os << "; link " << nodes_[dir.from].name << ".port" << dir.from_port << " -> " << nodes_[dir.to].name
-       << " went down: " << dir.eng->diagnosis();
+       << " went down: " << direction_diagnosis(dir);
+  }
+  if (stalled_dir_ >= 0) {
+    const Direction& dir = dirs_[stalled_dir_];
+    os << "; RIFL link " << nodes_[dir.from].name << ".port" << dir.from_port << " <-> " << nodes_[dir.to].name
+       << " makes no progress: " << direction_diagnosis(dir);
+    return os.str();
   }
   std::size_t shown = 0;
   for (const auto& n : nodes_)
@@ -232,7 +360,7 @@ std::string FabricEngine::diagnosis() const {
   for (const auto& dir : dirs_) {
     if (dir.tags.empty() || shown >= 8) continue;
     os << "\n  " << nodes_[dir.from].name << ".port" << dir.from_port << " -> " << nodes_[dir.to].name << ": "
-       << dir.eng->diagnosis();
+       << direction_diagnosis(dir);
     ++shown;
   }
   return os.str();

@@ -17,6 +17,7 @@
 #include "models/fabric/core/radix_heap.h"
 #include "models/fabric/core/timing_core.h"
 #include "models/link/core/link_engine.h"
+#include "models/rifl/core/rifl_fabric_link.h"
 
 namespace fabricsim::fabric_core {
 
@@ -52,12 +53,29 @@ struct EngineNode {
   common::FlitComponent* component = nullptr;  ///< non-accelerators: the component at this node
 };
 
+/// Link protocol of a fabric link (`link.protocol`).
+enum class LinkProtocol : std::uint8_t {
+  ualink,  ///< UALink-style data link: TxReplay, cumulative ACK, replay requests, FEC (link::LinkEngine)
+  rifl,    ///< RIFL: NACK-only, in-band, go-back-N over bonded lanes (rifl::FabricRiflLink)
+};
+const char* to_string(LinkProtocol p);
+
+/// The RIFL parameters a fabric link runs with: `r` with the lane rate set to
+/// the link's forward rate / lanes and the cable delay to the link's
+/// propagation (one way = transceiver latency + propagation).
+rifl::RiflConfig rifl_for_link(const link::LinkConfig& link, rifl::RiflConfig r);
+
 /// Link as the engine sees it: ports a.pa <-> b.pb; direction 0 carries a->b.
 struct EngineLink {
   std::size_t a = 0, b = 0;
   std::uint32_t pa = 0, pb = 0;
-  link::LinkConfig config;
-  std::uint64_t id = 0;  ///< channel stream keys 2*id (a->b) and 2*id+1 (b->a)
+  link::LinkConfig config;  ///< flit size, rates, propagation, receive buffer; UALink's data link
+  std::uint64_t id = 0;     ///< channel stream keys 2*id (a->b) and 2*id+1 (b->a)
+  LinkProtocol protocol = LinkProtocol::ualink;
+  /// RIFL parameters (protocol rifl): lanes, frames, buffers, channel; the
+  /// engine sets the lane rate (forward rate / lanes), the propagation (the
+  /// link's), traffic mode and seed.
+  rifl::RiflConfig rifl;
 };
 
 /// Per link-direction statistics snapshot.
@@ -68,6 +86,12 @@ struct DirectionStats {
   std::uint64_t replayed_flits = 0;
   std::uint64_t max_queue = 0;         ///< most flits waiting for admission at once (output queue)
   std::uint64_t max_input_buffer = 0;  ///< most flits held at the far node's input (blocked by a full output)
+  LinkProtocol protocol = LinkProtocol::ualink;
+  /// RIFL directions: the RIFL counters of this direction (frames by kind,
+  /// retransmitted frames, recoveries, errors, flow-control pauses) and the
+  /// flit counters at the component boundary; nullptr for UALink.
+  const rifl::DirectionStats* rifl = nullptr;
+  const rifl::FlitCounters* rifl_flits = nullptr;
 };
 
 /// The fabric's timing core.
@@ -109,6 +133,7 @@ class FabricEngine : public TimingCore {
   ps_t now() const override { return now_; }
   /// A link direction that went down (retry limit) or -1.
   int failed_direction() const override { return failed_dir_; }
+  bool stalled() const override { return stalled_dir_ >= 0; }
   std::size_t directions() const { return dirs_.size(); }
   DirectionStats direction_stats(std::size_t d) const;
   /// Multi-line state dump: open transfers, every non-idle link direction.
@@ -116,8 +141,17 @@ class FabricEngine : public TimingCore {
 
  private:
   using FlitTag = common::FlitTag;
+  /// One direction of a RIFL link: both directions share the link, whose
+  /// events are keyed on its a->b direction (`owner`).
+  struct RiflSide {
+    rifl::FabricRiflLink* link = nullptr;
+    int side = 0;
+    std::size_t owner = 0;
+    mutable link::LinkStats stats;  // links.csv view, filled by direction_stats()
+  };
   struct Direction {
-    std::unique_ptr<link::LinkEngine> eng;
+    std::unique_ptr<link::LinkEngine> eng;  // UALink (nullptr: RIFL, see rifl)
+    std::unique_ptr<RiflSide> rifl;
     std::size_t from, to;
     std::uint32_t from_port, to_port;
     common::FlitComponent* to_component = nullptr;  // receives the delivered flits (nullptr: accelerator)
@@ -146,8 +180,21 @@ class FabricEngine : public TimingCore {
   };
   void on_delivery(std::size_t dir, ps_t t);
   void offer(std::size_t dir, ps_t t, const FlitTag& tag);
-  void schedule(std::size_t dir);
+  void schedule(std::size_t d) {
+    const Direction& dir = dirs_[d];
+    if (dir.eng) [[likely]]
+      schedule_at(d, dir.eng->next_event_time());
+    else
+      schedule_rifl(d);
+  }
+  void schedule_rifl(std::size_t d);  // a RIFL link is keyed on its a->b direction
   void schedule_at(std::size_t dir, ps_t next);
+  void give_credit(Direction& dir, ps_t t);
+  // Kept out of run()'s loop (registers of the UALink hot path). true: the link cannot progress.
+  [[gnu::noinline]] bool run_rifl(std::size_t d, ps_t t, ps_t& limit, std::vector<Completion>& out,
+                                  std::size_t before, ps_t& completed_at);
+  std::string direction_diagnosis(const Direction& dir) const;
+  std::vector<std::unique_ptr<rifl::FabricRiflLink>> rifl_links_;
 
   std::vector<EngineNode> nodes_;
   std::vector<Direction> dirs_;
@@ -164,6 +211,7 @@ class FabricEngine : public TimingCore {
   ps_t now_ = 0;
   std::vector<Completion>* sink_ = nullptr;
   int failed_dir_ = -1;
+  int stalled_dir_ = -1;  // a RIFL link that can make no progress
 };
 
 }  // namespace fabricsim::fabric_core

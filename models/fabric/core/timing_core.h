@@ -49,6 +49,10 @@ class TimingCore {
   virtual ps_t now() const = 0;
   /// >= 0: a link direction went down (a terminal failure); -1: none.
   virtual int failed_direction() const { return -1; }
+  /// True once a link can make no progress (a RIFL link's watchdog): the run
+  /// cannot finish and ends with a diagnosis (unlike a link that went down,
+  /// which is a result).
+  virtual bool stalled() const { return false; }
   /// Multi-line state dump for deadlock and deadline diagnoses.
   virtual std::string diagnosis() const = 0;
 };

@@ -208,7 +208,7 @@ RiflLink::RiflLink(const RiflConfig& c) : cfg_(c), d_(derive(c)), codec_(c.frame
   for (int dir = 0; dir < 2; ++dir) {
     dir_[dir] = std::make_unique<Direction>();
     auto& D = *dir_[dir];
-    if (dir == 1 && !c.load_ba) continue;
+    if ((dir == 1 && !c.load_ba) || c.external) continue;
     std::uint64_t bytes = 0, seg = 0, p = 0;
     const std::uint64_t span = static_cast<std::uint64_t>(c.payload_max) - c.payload_min + 1;
     while (bytes < c.bytes_per_direction) {
@@ -904,6 +904,7 @@ void RiflLink::complete_packets(int dir, std::uint64_t t0, std::uint64_t n) {
     while (!runs.empty() && runs.front().j0 + runs.front().len <= j) runs.pop_front();
     const std::uint64_t in = runs.empty() ? done : runs.front().slot0 + (j - runs.front().j0);
     lat_.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(done + 1 - in, 0xFFFFFFFFULL)));
+    if (cfg_.external) done_.push_back({dir, done});
     ++D.next_pkt;
   }
   D.F = F;
@@ -935,7 +936,87 @@ void RiflLink::check_flow_control() {
   }
 }
 
+// One iteration of the main loop: a clean run skipped arithmetically up to
+// at most `stop` (returns true), or one slot stepped (returns false).
+bool RiflLink::iterate(std::uint64_t stop) {
+  bool all_q = true;
+  std::uint64_t nd = kNever;
+  for (auto& L : lanes_) {
+    all_q = all_q && L->quiescent;
+    nd = std::min(nd, L->next_dist);
+  }
+  if (all_q && nd > now_ + 1) {
+    std::uint64_t target = std::min(nd, stop);
+    // External traffic: stop at the end of the slot of the next completion,
+    // so the caller sees every delivery at its own time.
+    if (cfg_.external) target = std::min(target, next_completion_in_run());
+    if (target > now_ + 1) {
+      // Skip the clean run [now_, target): every lane streams.
+      const std::uint64_t n = target - now_;
+      skipped_ += n * lanes_.size();
+      for (int d = 0; d < 2; ++d) {
+        jb_[d].resize(lanes_.size());
+        for (std::size_t l = 0; l < lanes_.size(); ++l) jb_[d][l] = lanes_[l]->e[1 - d].delivered;
+      }
+      for (auto& L : lanes_) {
+        L->pos = static_cast<std::uint32_t>((L->pos + n) % L->D);
+        for (int x = 0; x < 2; ++x) {
+          auto& s = L->e[x];
+          auto& r = L->e[1 - x];
+          s.tx_counter += n;
+          r.counter += n;
+          r.threshold += n;
+          st_[x].frames += n;
+          if (s.steady_valid) {
+            s.next_seg += n;
+            s.runs.back().len += n;
+            st_[x].fresh_data += n;
+            r.delivered += n;
+            st_[x].delivered_segments += n;
+            st_[x].last_delivery_slot = target - 1;
+            last_progress_slot_ = target - 1;
+          } else {
+            st_[x].idle_data += n;
+          }
+        }
+      }
+      for (int d = 0; d < 2; ++d) complete_packets(d, now_, n);
+      now_ = target;
+      return true;
+    }
+  }
+  delivered_now_[0] = delivered_now_[1] = false;
+  step_slot();
+  for (int d = 0; d < 2; ++d)
+    if (delivered_now_[d]) complete_packets(d, now_, 1);
+  // Occupancies change only when something is delivered.
+  if (delivered_now_[0] || delivered_now_[1]) check_flow_control();
+  ++now_;
+  return false;
+}
+
+// Inside a clean run every lane whose sender streams valid data delivers one
+// segment per slot: the slot after the one in which the next packet of
+// either direction completes (a lower bound where a lane is idle).
+std::uint64_t RiflLink::next_completion_in_run() const {
+  const std::uint32_t N = cfg_.lanes;
+  std::uint64_t best = kNever;
+  for (int d = 0; d < 2; ++d) {
+    const auto& D = *dir_[d];
+    if (D.next_pkt >= D.last_seg.size()) continue;
+    const std::uint64_t E = D.last_seg[D.next_pkt];
+    std::uint64_t done = now_;
+    for (std::uint32_t l = 0; l < N && l <= E; ++l) {
+      const std::uint64_t jl = (E - l) / N, have = lanes_[l]->e[1 - d].delivered;
+      if (jl >= have) done = std::max(done, now_ + (jl - have));
+    }
+    best = std::min(best, done + 1);
+  }
+  return best;
+}
+
 RiflLink::Status RiflLink::run(const std::function<void(double)>& progress) {
+  if (cfg_.external) throw std::logic_error("RiflLink::run: external traffic is driven by advance()");
   const std::uint32_t B = d_.buffer;
   const std::uint64_t stall_limit = 64ULL * (3 * B + 2 * d_.delay_slots) + 100000;
   std::uint64_t total_segs = dir_[0]->K + dir_[1]->K;
@@ -947,56 +1028,7 @@ RiflLink::Status RiflLink::run(const std::function<void(double)>& progress) {
       status_ = Status::done;
       break;
     }
-    bool all_q = true;
-    std::uint64_t nd = kNever;
-    for (auto& L : lanes_) {
-      all_q = all_q && L->quiescent;
-      nd = std::min(nd, L->next_dist);
-    }
-    if (all_q && nd > now_ + 1) {
-      const std::uint64_t target = std::min({nd, deadline, std::max(next_check, now_ + 1)});
-      if (target > now_ + 1) {
-        // Skip the clean run [now_, target): every lane streams.
-        const std::uint64_t n = target - now_;
-        skipped_ += n * lanes_.size();
-        for (int d = 0; d < 2; ++d) {
-          jb_[d].resize(lanes_.size());
-          for (std::size_t l = 0; l < lanes_.size(); ++l) jb_[d][l] = lanes_[l]->e[1 - d].delivered;
-        }
-        for (auto& L : lanes_) {
-          L->pos = static_cast<std::uint32_t>((L->pos + n) % L->D);
-          for (int x = 0; x < 2; ++x) {
-            auto& s = L->e[x];
-            auto& r = L->e[1 - x];
-            s.tx_counter += n;
-            r.counter += n;
-            r.threshold += n;
-            st_[x].frames += n;
-            if (s.steady_valid) {
-              s.next_seg += n;
-              s.runs.back().len += n;
-              st_[x].fresh_data += n;
-              r.delivered += n;
-              st_[x].delivered_segments += n;
-              st_[x].last_delivery_slot = target - 1;
-              last_progress_slot_ = target - 1;
-            } else {
-              st_[x].idle_data += n;
-            }
-          }
-        }
-        for (int d = 0; d < 2; ++d) complete_packets(d, now_, n);
-        now_ = target;
-        continue;
-      }
-    }
-    delivered_now_[0] = delivered_now_[1] = false;
-    step_slot();
-    for (int d = 0; d < 2; ++d)
-      if (delivered_now_[d]) complete_packets(d, now_, 1);
-    // Occupancies change only when something is delivered.
-    if (delivered_now_[0] || delivered_now_[1]) check_flow_control();
-    ++now_;
+    if (iterate(std::min(deadline, std::max(next_check, now_ + 1)))) continue;
     if (now_ - last_progress_slot_ > stall_limit && status_ == Status::running) {
       status_ = Status::no_progress;
       why_ = "no packet segment delivered for " + std::to_string(now_ - last_progress_slot_) + " slots";
@@ -1026,6 +1058,52 @@ RiflLink::Status RiflLink::run(const std::function<void(double)>& progress) {
   }
   for (auto& L : lanes_)
     if (L->win_end) settle_window(*L, now_);
+  return status_;
+}
+
+// --- External traffic --------------------------------------------------------
+
+bool RiflLink::busy() const { return !all_done(); }
+
+void RiflLink::offer_packet(int dir, std::uint64_t bytes) {
+  if (!cfg_.external) throw std::logic_error("RiflLink::offer_packet: the link generates its own traffic");
+  if (dir < 0 || dir > 1 || bytes == 0) throw std::logic_error("RiflLink::offer_packet: bad direction or size");
+  auto& D = *dir_[dir];
+  if (!busy()) last_progress_slot_ = now_;  // the watchdog counts from here
+  const std::uint64_t segs = (bytes + d_.payload_bytes - 1) / d_.payload_bytes;
+  D.K += segs;
+  D.last_seg.push_back(D.K - 1);
+  st_[dir].packets += 1;
+  st_[dir].payload_bytes += bytes;
+  st_[dir].segments += segs;
+  const std::uint32_t N = cfg_.lanes;
+  for (std::uint32_t l = 0; l < N; ++l) {
+    Lane& L = *lanes_[l];
+    auto& e = L.e[dir];
+    const std::uint64_t total = D.K > l ? (D.K - l + N - 1) / N : 0;
+    if (total == e.total_segs) continue;
+    e.total_segs = total;
+    // An idle lane in a clean run starts sending data in this slot.
+    if (L.quiescent && !e.steady_valid) L.next_dist = std::min(L.next_dist, now_);
+  }
+}
+
+void RiflLink::settle() {
+  for (auto& L : lanes_)
+    if (L->win_end) settle_window(*L, now_);
+}
+
+RiflLink::Status RiflLink::advance(std::uint64_t until) {
+  if (!cfg_.external) throw std::logic_error("RiflLink::advance: only with external traffic");
+  if (!stall_limit_) stall_limit_ = 64ULL * (3 * d_.buffer + 2 * d_.delay_slots) + 100000;
+  done_.clear();
+  while (status_ == Status::running && now_ < until && done_.empty()) {
+    iterate(until);
+    if (busy() && now_ - last_progress_slot_ > stall_limit_ && status_ == Status::running) {
+      status_ = Status::no_progress;
+      why_ = "no packet segment delivered for " + std::to_string(now_ - last_progress_slot_) + " slots";
+    }
+  }
   return status_;
 }
 

@@ -73,6 +73,10 @@ struct RiflConfig {
   /// Skip runs of clean frames arithmetically (default). Off: every slot of
   /// every lane is stepped; results are identical (a unit test checks it).
   bool skip_ahead = true;
+  /// External traffic (a RIFL link inside a fabric): no packets are
+  /// generated (the traffic keys above are ignored); the caller offers
+  /// packets with offer_packet() and advances the link with advance().
+  bool external = false;
 };
 
 /// Derived constants of a configuration (rifl.md formulas).
@@ -244,12 +248,42 @@ class RiflLink {
   /// Transmitter state of lane `lane`, end `side` (0 = A, 1 = B).
   TxState tx_state(std::uint32_t lane, int side) const;
 
+  // --- External traffic (RiflConfig::external) -----------------------------
+  /// A packet that completed: its last frame was decoded and reordered in
+  /// slot `slot` (it is out at the end of that slot, slot + 1).
+  struct PacketDone {
+    int dir;  ///< 0 = A->B, 1 = B->A
+    std::uint64_t slot;
+  };
+  /// Offer one packet of `bytes` payload (>= 1; a packet occupies whole
+  /// frames) in direction `dir` at the current slot slots(): its first
+  /// segment may be serialized in that slot. Packets of a direction complete
+  /// in offer order. Throws std::logic_error outside external mode.
+  void offer_packet(int dir, std::uint64_t bytes);
+  /// True while an offered packet of either direction is not yet delivered.
+  bool busy() const;
+  /// Advance through the slots before `until_slot` (idle lanes and clean
+  /// runs arithmetically, as run() does), stopping early at the end of the
+  /// first slot in which packets complete (they are then in completions()).
+  /// While busy, no delivery for the watchdog's stall limit ends it with
+  /// Status::no_progress (also a flow-control overflow ends it). Returns
+  /// status() (running unless the link failed). Throws std::logic_error
+  /// outside external mode.
+  Status advance(std::uint64_t until_slot);
+  /// Apply the recovery windows skipped so far (they are applied lazily), so
+  /// that every counter is exact at slots(). Results do not depend on when
+  /// it is called.
+  void settle();
+  /// Packets completed by the last advance(), in completion order.
+  const std::vector<PacketDone>& completions() const { return done_; }
+
   struct Lane;  // internal
 
  private:
   struct Direction;
   void step_slot();
-  void jump_to(std::uint64_t t);
+  bool iterate(std::uint64_t stop);
+  std::uint64_t next_completion_in_run() const;
   void open_window(Lane& L, std::uint64_t t1);
   void settle_window(Lane& L, std::uint64_t t);
   void complete_packets(int dir, std::uint64_t t0, std::uint64_t n);
@@ -277,6 +311,8 @@ class RiflLink {
   std::vector<std::uint16_t> flips_;
   bool delivered_now_[2] = {false, false};
   std::vector<std::uint64_t> jb_[2];  // per lane: segments delivered before a skipped run
+  std::vector<PacketDone> done_;      // external mode: completions of the last advance()
+  std::uint64_t stall_limit_ = 0;
 
   friend struct LaneAccess;
 };
