@@ -123,7 +123,7 @@ struct TxRecord {
 /// serializer free), so runs are deterministic.
 class LinkEngine {
  public:
-  enum class Status { running, done, link_down, deadlock, deadline };
+  enum class Status : std::uint8_t { running, done, link_down, deadlock, deadline };
 
   /// Throws std::invalid_argument on an impossible configuration (empty FEC
   /// menu, zero window, zero rate, W_R > W_H, zero copies or retry limit).
@@ -179,17 +179,19 @@ class LinkEngine {
   using DeliveryHook = std::function<void(std::uint64_t seq, ps_t t)>;
   void set_delivery_hook(DeliveryHook f) { on_deliver_ = std::move(f); }
   /// Payload flits offered but not yet admitted into TxReplay (the output queue).
-  std::uint64_t waiting() const { return stats_.offered - tx_.next_seq(); }
+  std::uint64_t waiting() const { return offered_ - tx_.next_seq(); }
 
   ps_t now() const { return now_; }
   Status status() const { return status_; }
   /// One-line state dump: sequence numbers, TxReplay, replay and queue state.
   std::string diagnosis() const;
 
-  std::uint64_t delivered() const { return stats_.delivered; }
+  std::uint64_t delivered() const { return rx_.expected(); }
   ps_t arrival_time(std::uint64_t seq) const { return arrival_[seq]; }
   ps_t delivery_time(std::uint64_t seq) const { return delivery_[seq]; }
-  const LinkStats& stats() const { return stats_; }
+  /// Counters so far (a snapshot refreshed by each call: the engine keeps the
+  /// per-event ones in its hot state and derives the rest).
+  const LinkStats& stats() const;
   const LinkConfig& config() const { return cfg_; }
   const GilbertElliott& channel() const { return channel_; }
   /// "Replayed flits" per the configured counting semantics.
@@ -199,10 +201,16 @@ class LinkEngine {
   /// with (seq, attempt); a returned value >= 0 replaces the channel's raw
   /// error magnitude (0 = clean), -1 keeps the channel's draw.
   using ErrorScript = std::function<int(std::uint64_t seq, std::uint32_t attempt)>;
-  void set_error_script(ErrorScript f) { script_ = std::move(f); }
+  void set_error_script(ErrorScript f) {
+    script_ = std::move(f);
+    traced_ = script_ || observer_;
+  }
   /// Observer called for every forward transmission (tests, traces).
   using TxObserver = std::function<void(const TxRecord&)>;
-  void set_tx_observer(TxObserver f) { observer_ = std::move(f); }
+  void set_tx_observer(TxObserver f) {
+    observer_ = std::move(f);
+    traced_ = script_ || observer_;
+  }
   /// Policy currently deciding (read-only).
   const FecPolicy& policy() const { return *policy_; }
   const TxReplay& tx_replay() const { return tx_; }
@@ -237,52 +245,80 @@ class LinkEngine {
   void account_stall(bool gate_known_closed);
   void note_admission();
 
-  LinkConfig cfg_;
-  std::unique_ptr<FecPolicy> policy_;
-  GilbertElliott channel_;
-  TxReplay tx_;
-  InOrderReceiver rx_;
-  ControlSerializer ctrl_;
-  // Per-profile constants the per-flit path reads, in one contiguous block.
+  // Per-profile constants the per-flit path reads, with the profile's
+  // transmission count (LinkStats::profile_transmissions, fec_bytes and
+  // transmissions are derived from it).
   struct ProfileTiming {
     ps_t wire_ps;  // flit x (1 + o_k) at the forward rate
     ps_t decode_ps;
     std::uint64_t fec_bytes;  // parity bytes per flit
+    std::uint64_t count;      // transmissions with this profile
     std::uint32_t correctable;
   };
-  std::vector<ProfileTiming> prof_;
+  static constexpr std::size_t kInlineProfiles = 4;  // larger menus live out of line
+  ProfileTiming& prof(std::size_t k) { return prof_more_ ? prof_more_[k] : prof_[k]; }
+  const ProfileTiming& prof(std::size_t k) const { return prof_more_ ? prof_more_[k] : prof_[k]; }
 
+  // Layout: a fabric steps tens of thousands of engines in global time order,
+  // so nearly every event finds its engine out of the L1 cache and pays one
+  // miss per cache line it touches. What every event reads or writes comes
+  // first and packed (the scalars, TxReplay, the queues' 24-byte headers,
+  // the semantics flags copied out of the configuration, the profiles, the
+  // per-event counters); the configuration, rarely used state and the
+  // statistics record come after it.
   ps_t now_ = 0;
-  Status status_ = Status::running;
-  std::string down_reason_;
-  std::vector<ps_t> arrival_, delivery_;  // per seq, when record_times_
-  RingQueue<ps_t> pending_;               // offered, not yet arrived
-  ps_t last_offer_ = 0;
-  bool record_times_ = true;
-  bool lazy_quiet_ = false;
-  bool credits_on_ = false;
+  std::uint64_t arrived_ = 0;
+  TxReplay tx_;
+  ps_t ser_free_ = 0;
   std::uint32_t credits_ = 0;
+  Status status_ = Status::running;
+  bool lazy_quiet_ = false;
+  bool replay_active_ = false;
+  bool ser_busy_ = false;
+  ControlSerializer ctrl_;
+  RingQueue<InFlight> rx_pipe_;
+  RingQueue<ps_t> pending_;  // offered, not yet arrived
+  RingQueue<QueueItem> txq_;
   RingQueue<ps_t> credit_returns_;
+  InOrderReceiver rx_;
+  ps_t last_rx_ = 0;
+  ps_t stall_since_ = kNever;
+  std::uint64_t offered_ = 0;
+  ps_t last_offer_ = 0;
+  std::uint64_t tx_slot_ = 0;
+  Decision tx_decision_;  // the decision in force at the transmitter (after the feedback delay)
+  ps_t feedback_ps_ = 0;  // cfg_.semantics.feedback_delay_ps
+  ps_t propagation_ps_ = 0;
+  bool credits_on_ = false;
+  bool record_times_ = true;
+  bool traced_ = false;  // an error script or a transmit observer is set
+  // cfg_.semantics, as flags
+  bool fifo_ = true, bind_admit_ = false, per_flit_ = true, replay_strongest_ = false;
+  std::int8_t stall_cause_ = 0;
+  std::int16_t last_profile_ = -1;
+  std::uint32_t profiles_ = 0;
+  // Counters of every event (copied into stats_ by stats()).
+  std::uint64_t first_transmissions_ = 0, first_attempt_errors_ = 0, raw_errors_ = 0, profile_switches_ = 0;
+  std::uint64_t max_occupancy_ = 0;
+  ps_t last_delivery_ps_ = 0;
+  std::uint64_t ctrl_received_ = 0;
+  std::unique_ptr<FecPolicy> policy_;
   AdmitHook on_admit_;
   DeliveryHook on_deliver_;
-  std::uint64_t arrived_ = 0;
-  bool ser_busy_ = false;
-  ps_t ser_free_ = 0;
-  ps_t last_rx_ = 0;
-  RingQueue<InFlight> rx_pipe_;
-  bool replay_active_ = false;
+  ProfileTiming prof_[kInlineProfiles];
+  GilbertElliott channel_;
+  // ---- cold ----
+  std::unique_ptr<ProfileTiming[]> prof_more_;  // menus of more than kInlineProfiles
+  LinkConfig cfg_;
+  std::string down_reason_;
+  std::vector<ps_t> arrival_, delivery_;  // per seq, when record_times_
   std::uint64_t replay_next_ = 0;
-  RingQueue<QueueItem> txq_;
   std::uint64_t replay_items_queued_ = 0;
-  std::uint64_t tx_slot_ = 0;
   std::uint64_t next_request_id_ = 0, last_served_request_ = 0;
-  std::uint64_t ctrl_received_ = 0, ignore_until_ = 0;
+  std::uint64_t ignore_until_ = 0;
+  ps_t arrival_first_ps_ = kNever;
   RingQueue<std::pair<ps_t, Decision>> pending_decisions_;  // (no allocation until used: 16,384 engines in a pod)
-  Decision tx_decision_;  // the decision in force at the transmitter (after the feedback delay)
-  int last_profile_ = -1;
-  ps_t stall_since_ = kNever;
-  int stall_cause_ = 0;
-  LinkStats stats_;
+  mutable LinkStats stats_;  // rare counters; the rest filled in by stats()
   ErrorScript script_;
   TxObserver observer_;
 };
