@@ -51,6 +51,7 @@ FabricEngine::FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink
                                       ", which has " + std::to_string(c->ports()) + " ports");
       }
       dir.to_component = nodes_[dir.to].component;
+      dir.to_rank = nodes_[dir.to].accelerator ? nodes_[dir.to].rank : -1;
       // A component learns of every admission on its output ports (its output queue shrank).
       if (common::FlitComponent* c = nodes_[dir.from].component) {
         const std::uint32_t port = dir.from_port;
@@ -65,7 +66,6 @@ FabricEngine::FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink
       dirs_.push_back(std::move(dir));
     }
   }
-  scheduled_.assign(dirs_.size(), link::kNever);
   for (std::size_t n = 0; n < nodes_.size(); ++n) {
     if (!nodes_[n].component) continue;
     attachments_.push_back(std::make_unique<Attachment>(*this, n));
@@ -74,17 +74,15 @@ FabricEngine::FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink
 }
 
 void FabricEngine::Attachment::send(std::uint32_t port, ps_t t, const FlitTag& tag) {
-  const auto& ports = e_.out_dir_[node_];
-  if (port >= ports.size() || ports[port] == kNone)
+  if (port >= n_out_ || out_[port] == kNone)
     throw std::logic_error(e_.nodes_[node_].name + ": send on port " + std::to_string(port) + ", which has no link");
-  e_.offer(ports[port], t, tag);
+  e_.offer(out_[port], t, tag);
 }
 
 void FabricEngine::Attachment::return_credit(std::uint32_t port, ps_t t) {
-  const auto& ports = e_.in_dir_[node_];
-  if (port >= ports.size() || ports[port] == kNone)
+  if (port >= n_in_ || in_[port] == kNone)
     throw std::logic_error(e_.nodes_[node_].name + ": credit on port " + std::to_string(port) + ", which has no link");
-  e_.credit_back(ports[port], t);
+  e_.credit_back(in_[port], t);
 }
 
 // The receive-buffer slot of a flit delivered on direction d was freed at t:
@@ -119,8 +117,6 @@ void FabricEngine::offer(std::size_t d, ps_t t, const FlitTag& tag) {
   Direction& dir = dirs_[d];
   dir.eng->offer(t);
   dir.tags.push_back(tag);
-  const std::uint64_t q = dir.eng->waiting();
-  if (q > dir.max_queue) dir.max_queue = q;
   schedule(d);
 }
 
@@ -129,8 +125,9 @@ void FabricEngine::schedule(std::size_t d) { schedule_at(d, dirs_[d].eng->next_e
 void FabricEngine::schedule_at(std::size_t d, ps_t next) {
   // A direction may hold lazily applied events from before now: key it at now at least.
   const ps_t t = std::max(next, now_);
-  if (t < scheduled_[d]) {
-    scheduled_[d] = t;
+  Direction& dir = dirs_[d];
+  if (t < dir.scheduled) {
+    dir.scheduled = t;
     heap_.push(t, d);
   }
 }
@@ -143,8 +140,7 @@ void FabricEngine::on_delivery(std::size_t d, ps_t t) {
     dir.to_component->receive(dir.to_port, t, tag);
     return;
   }
-  const EngineNode& node = nodes_[dir.to];
-  if (node.rank == tag.dst_rank) {
+  if (dir.to_rank == tag.dst_rank) {
     // Consumed at once (written to memory): its buffer slot's credit goes back
     // (direction d is the one being stepped; run() reschedules it).
     dir.eng->return_credit(t + dir.credit_delay);
@@ -175,11 +171,12 @@ ps_t FabricEngine::run(ps_t limit, std::vector<Completion>& out) {
   while (failed_dir_ < 0) {
     if (heap_.empty() || heap_.min_key() >= limit) break;
     const auto [t, d] = heap_.pop();
-    if (t != scheduled_[d]) continue;  // stale
-    scheduled_[d] = link::kNever;
+    Direction& dir = dirs_[d];
+    if (t != dir.scheduled) continue;  // stale
+    dir.scheduled = link::kNever;
     // Step this direction for as long as its next event is no later than every
     // other direction's (the global order is kept; one heap update per run).
-    link::LinkEngine& eng = *dirs_[d].eng;
+    link::LinkEngine& eng = *dir.eng;
     ps_t te = t;
     do {
       now_ = te;
@@ -215,7 +212,7 @@ DirectionStats FabricEngine::direction_stats(std::size_t d) const {
   const Direction& dir = dirs_[d];
   const std::uint64_t max_input = dir.to_component ? dir.to_component->max_input_flits(dir.to_port) : dir.max_relay;
   return {nodes_[dir.from].name,     nodes_[dir.to].name, dir.from_port, &dir.eng->stats(),
-          dir.eng->replayed_flits(), dir.max_queue,       max_input};
+          dir.eng->replayed_flits(), dir.eng->max_waiting(), max_input};
 }
 
 std::string FabricEngine::diagnosis() const {

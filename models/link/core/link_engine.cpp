@@ -96,7 +96,9 @@ std::uint64_t LinkEngine::offer(ps_t t) {
     delivery_.push_back(kNever);
   }
   if (status_ == Status::done) status_ = Status::running;
-  return offered_++;
+  const std::uint64_t seq = offered_++;
+  if (offered_ - tx_.next_seq() > max_waiting_) max_waiting_ = offered_ - tx_.next_seq();
+  return seq;
 }
 
 ps_t LinkEngine::next_event_time() const {

@@ -180,6 +180,8 @@ class LinkEngine {
   void set_delivery_hook(DeliveryHook f) { on_deliver_ = std::move(f); }
   /// Payload flits offered but not yet admitted into TxReplay (the output queue).
   std::uint64_t waiting() const { return offered_ - tx_.next_seq(); }
+  /// Most payload flits waiting for admission at once, as seen right after each offer().
+  std::uint64_t max_waiting() const { return max_waiting_; }
 
   ps_t now() const { return now_; }
   Status status() const { return status_; }
@@ -284,6 +286,7 @@ class LinkEngine {
   ps_t last_rx_ = 0;
   ps_t stall_since_ = kNever;
   std::uint64_t offered_ = 0;
+  std::uint64_t max_waiting_ = 0;
   ps_t last_offer_ = 0;
   std::uint64_t tx_slot_ = 0;
   Decision tx_decision_;  // the decision in force at the transmitter (after the feedback delay)
