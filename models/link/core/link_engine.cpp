@@ -190,14 +190,38 @@ void LinkEngine::absorb_quiet_events() {
   }
 }
 
+void LinkEngine::take(const Heads& h) {
+  now_ = h.t;
+  while (!credit_returns_.empty() && credit_returns_.front() <= h.t) {
+    credit_returns_.pop_front();
+    ++credits_;
+  }
+  if (h.tc == h.t) {
+    handle_control();
+  } else if (h.td == h.t) {
+    handle_decode();
+  } else if (h.ta == h.t) {
+    pending_.pop_front();
+    ++arrived_;
+  } else if (h.ts == h.t) {
+    ser_busy_ = false;
+  }
+  pump();
+}
+
 void LinkEngine::run_before(ps_t t) {
+  if (!lazy_quiet_) {
+    while (status_ == Status::running) {
+      const Heads h = eager_heads();
+      if (h.t >= t) break;
+      take(h);
+    }
+    return;
+  }
   while (status_ == Status::running) {
     const ps_t next = next_event_time();
     if (next >= t) break;
-    if (lazy_quiet_)
-      process_next();
-    else
-      process_at(next);
+    process_next();
   }
 }
 
@@ -207,19 +231,19 @@ LinkEngine::Status LinkEngine::run_to_completion(ps_t deadline) {
       status_ = Status::done;
       break;
     }
-    const ps_t t = next_event_time();
-    if (t == kNever) {
+    const Heads h = lazy_quiet_ ? Heads{next_event_time(), 0, 0, 0, 0} : eager_heads();
+    if (h.t == kNever) {
       status_ = Status::deadlock;
       break;
     }
-    if (t > deadline) {
+    if (h.t > deadline) {
       status_ = Status::deadline;
       break;
     }
     if (lazy_quiet_)
       process_next();
     else
-      process_at(t);
+      take(h);
   }
   return status_;
 }
@@ -233,11 +257,6 @@ Decision LinkEngine::tx_decision() {
   return tx_decision_;
 }
 
-bool LinkEngine::gate_open() const {
-  if (replay_active_ || arrived_ <= tx_.next_seq()) return false;
-  if (credits_on_ && credits_ == 0) return false;
-  return tx_.occupancy() < tx_decision_.window;
-}
 
 void LinkEngine::pump() {
   if (status_ != Status::running) return;
@@ -245,13 +264,19 @@ void LinkEngine::pump() {
   if (fifo_) {
     // (Each call is guarded by its cheapest exit so that the common event, with
     // nothing waiting for admission, costs a few compares.)
-    if (arrived_ > tx_.next_seq()) admit_into_queue();
+    if (gate_open()) admit_into_queue();
     if (!ser_busy_ && !txq_.empty()) {
       send_from_queue();
-      if (arrived_ > tx_.next_seq()) admit_into_queue();
+      if (gate_open()) admit_into_queue();
     }
     // The admission loop ran last and stopped: whatever still waits is blocked.
-    if (arrived_ > tx_.next_seq() || stall_since_ != kNever) account_stall(true);
+    if (arrived_ > tx_.next_seq() || stall_since_ != kNever) {
+      // A stall that goes on with the same cause changes nothing (account_stall's common case).
+      if (stall_since_ != kNever && arrived_ > tx_.next_seq() && status_ == Status::running && !credits_on_ &&
+          stall_cause_ == (replay_active_ ? 1 : 0))
+        return;
+      account_stall(true);
+    }
     return;
   }
   if (!ser_busy_) send_recall();

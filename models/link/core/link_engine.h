@@ -4,6 +4,7 @@
 // Plain C++: the SystemC port (models/link/ualink_port.h) wraps it and gives
 // it sockets; here the data-link machine advances in its own local time,
 // flit by flit, with no kernel event per flit (platform.md §3).
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -233,11 +234,33 @@ class LinkEngine {
 
   void process_next();
   void process_at(ps_t t);
+  struct Heads {
+    ps_t t;               // the earliest of them
+    ps_t tc, td, ta, ts;  // control arrival, decode, payload arrival, serializer free (kNever: none)
+  };
+  // Without lazy quiet events every stream's head is an event: its time is
+  // read once, then taken in the fixed order at equal times (as process_at).
+  Heads eager_heads() const {
+    Heads h;
+    h.tc = ctrl_.next_arrival();
+    h.td = rx_pipe_.empty() ? kNever : rx_pipe_.front().t_rx;
+    h.ta = pending_.empty() ? kNever : pending_.front();
+    h.ts = ser_busy_ ? ser_free_ : kNever;
+    const ps_t tk =
+        !credit_returns_.empty() && credits_ == 0 && arrived_ > tx_.next_seq() ? credit_returns_.front() : kNever;
+    h.t = std::min(std::min(std::min(h.tc, h.td), std::min(h.ta, h.ts)), tk);
+    return h;
+  }
+  void take(const Heads& h);
   void absorb_quiet_events();
   void handle_control();
   void handle_decode();
   void pump();
-  bool gate_open() const;
+  bool gate_open() const {
+    if (replay_active_ || arrived_ <= tx_.next_seq()) return false;
+    if (credits_on_ && credits_ == 0) return false;
+    return tx_.occupancy() < tx_decision_.window;
+  }
   bool send_recall();
   void admit_into_queue();
   bool send_from_queue();
