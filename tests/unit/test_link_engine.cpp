@@ -872,3 +872,51 @@ TEST(LinkEngine, LazyQuietEventsChangeNoResult) {
     EXPECT_EQ(eager.replayed_flits(), lazy.replayed_flits());
   }
 }
+
+// stats() derives several counters (admitted, delivered, transmissions, FEC
+// bytes, per-profile residency, control flits) from the engine's state: they
+// must equal what an observer of every transmission and delivery counts, for
+// a menu held inline and one of more profiles than the inline block.
+TEST(LinkEngine, DerivedStatisticsMatchObservedTransmissions) {
+  for (const std::size_t profiles : {3u, 6u}) {
+    LinkConfig c;
+    c.policy.model = c.channel;
+    while (c.fec_menu.size() < profiles) {
+      auto p = c.fec_menu.back();
+      p.overhead += 0.01;
+      p.correctable += 2;
+      c.fec_menu.push_back(p);
+    }
+    LinkEngine e(c, make_policy("preface", c.fec_menu, c.policy), 11, 5);
+    std::vector<std::uint64_t> per_profile(profiles, 0);
+    std::uint64_t observed = 0, first = 0, delivered = 0;
+    e.set_tx_observer([&](const TxRecord& r) {
+      ++observed;
+      ++per_profile.at(r.profile);
+      if (r.attempt == 1) ++first;
+    });
+    e.set_delivery_hook([&](std::uint64_t, ps_t) { ++delivered; });
+    for (std::uint64_t i = 0; i < 3000; ++i) e.offer(i * 14000);
+    ASSERT_EQ(e.run_to_completion(), Status::done);
+    const LinkStats& s = e.stats();
+    ASSERT_GT(s.retransmissions, 0u);
+    EXPECT_EQ(s.offered, 3000u);
+    EXPECT_EQ(s.admitted, 3000u);
+    EXPECT_EQ(s.delivered, 3000u);
+    EXPECT_EQ(delivered, 3000u);
+    EXPECT_EQ(s.transmissions, observed);
+    EXPECT_EQ(s.first_transmissions, first);
+    EXPECT_EQ(s.first_transmissions + s.retransmissions, s.transmissions);
+    ASSERT_EQ(s.profile_transmissions.size(), profiles);
+    std::uint64_t fec = 0;
+    for (std::size_t k = 0; k < profiles; ++k) {
+      EXPECT_EQ(s.profile_transmissions[k], per_profile[k]) << k;
+      fec += per_profile[k] * static_cast<std::uint64_t>(c.flit_bytes * c.fec_menu[k].overhead + 0.5);
+    }
+    EXPECT_EQ(s.fec_bytes, fec);
+    // One ACK per delivery plus every copy of every request (no coalescing).
+    EXPECT_EQ(s.control_flits, s.delivered + s.requests_generated * c.request_copies);
+    EXPECT_EQ(s.control_bytes, s.control_flits * c.control_flit_bytes);
+    EXPECT_LE(e.max_waiting(), 3000u);
+  }
+}

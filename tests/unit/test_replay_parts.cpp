@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "models/link/core/control_serializer.h"
+#include "models/link/core/ring_queue.h"
 #include "models/link/core/rx_inorder.h"
 #include "models/link/core/tx_replay.h"
 #include "models/link/core/types.h"
@@ -342,3 +343,31 @@ TEST(ControlSerializer, CoalescedRunOfAcksKeepsOneSlot) {
 }
 
 }  // namespace
+
+// RingQueue: FIFO order across growth and wrap-around; copies are deep and
+// keep the order; a moved-from queue is empty and reusable.
+TEST(RingQueue, OrderAcrossGrowthWrapCopyAndMove) {
+  fabricsim::link::RingQueue<std::uint64_t> q;
+  std::uint64_t next_in = 0, next_out = 0;
+  for (int round = 0; round < 50; ++round) {  // grows 16 -> 32 -> 64 while the head wraps
+    for (int i = 0; i < 7; ++i) q.push_back(next_in++);
+    for (int i = 0; i < 5; ++i) {
+      ASSERT_EQ(q.front(), next_out++);
+      q.pop_front();
+    }
+  }
+  ASSERT_EQ(q.size(), next_in - next_out);
+  EXPECT_EQ(q.back(), next_in - 1);
+  fabricsim::link::RingQueue<std::uint64_t> copy(q);
+  q.pop_front();  // the copy does not share storage
+  ASSERT_EQ(copy.size(), q.size() + 1);
+  for (std::size_t i = 0; i < copy.size(); ++i) ASSERT_EQ(copy.at(i), next_out + i);
+  fabricsim::link::RingQueue<std::uint64_t> moved(std::move(copy));
+  EXPECT_TRUE(copy.empty());  // NOLINT(bugprone-use-after-move): documented state
+  EXPECT_EQ(moved.front(), next_out);
+  copy.push_back(42);
+  EXPECT_EQ(copy.front(), 42u);
+  copy = moved;
+  EXPECT_EQ(copy.size(), moved.size());
+  EXPECT_EQ(copy.back(), next_in - 1);
+}

@@ -87,6 +87,7 @@ FabricEngine::FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink
                                       ", which has " + std::to_string(c->ports()) + " ports");
       }
       dir.to_component = nodes_[dir.to].component;
+      dir.to_rank = nodes_[dir.to].accelerator ? nodes_[dir.to].rank : -1;
       // A component learns of every admission on its output ports (its output queue shrank).
       if (common::FlitComponent* c = nodes_[dir.from].component; c && dir.eng) {
         const std::uint32_t port = dir.from_port;
@@ -101,7 +102,6 @@ FabricEngine::FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink
       dirs_.push_back(std::move(dir));
     }
   }
-  scheduled_.assign(dirs_.size(), link::kNever);
   for (std::size_t n = 0; n < nodes_.size(); ++n) {
     if (!nodes_[n].component) continue;
     attachments_.push_back(std::make_unique<Attachment>(*this, n));
@@ -110,17 +110,15 @@ FabricEngine::FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink
 }
 
 void FabricEngine::Attachment::send(std::uint32_t port, ps_t t, const FlitTag& tag) {
-  const auto& ports = e_.out_dir_[node_];
-  if (port >= ports.size() || ports[port] == kNone)
+  if (port >= n_out_ || out_[port] == kNone)
     throw std::logic_error(e_.nodes_[node_].name + ": send on port " + std::to_string(port) + ", which has no link");
-  e_.offer(ports[port], t, tag);
+  e_.offer(out_[port], t, tag);
 }
 
 void FabricEngine::Attachment::return_credit(std::uint32_t port, ps_t t) {
-  const auto& ports = e_.in_dir_[node_];
-  if (port >= ports.size() || ports[port] == kNone)
+  if (port >= n_in_ || in_[port] == kNone)
     throw std::logic_error(e_.nodes_[node_].name + ": credit on port " + std::to_string(port) + ", which has no link");
-  e_.credit_back(ports[port], t);
+  e_.credit_back(in_[port], t);
 }
 
 // The receive-buffer slot of a flit delivered on direction d was freed at t:
@@ -166,13 +164,14 @@ std::uint64_t FabricEngine::post(int src, int dst, std::uint64_t bytes, ps_t t, 
 
 void FabricEngine::offer(std::size_t d, ps_t t, const FlitTag& tag) {
   Direction& dir = dirs_[d];
-  if (dir.eng) [[likely]]
+  if (dir.eng) [[likely]] {
     dir.eng->offer(t);
-  else
+  } else {
     dir.rifl->link->offer(dir.rifl->side, t);
+    const std::uint64_t q = dir.rifl->link->waiting(dir.rifl->side);
+    if (q > dir.max_queue) dir.max_queue = q;
+  }
   dir.tags.push_back(tag);
-  const std::uint64_t q = dir.eng ? dir.eng->waiting() : dir.rifl->link->waiting(dir.rifl->side);
-  if (q > dir.max_queue) dir.max_queue = q;
   schedule(d);
 }
 
@@ -184,8 +183,9 @@ void FabricEngine::schedule_rifl(std::size_t d) {
 void FabricEngine::schedule_at(std::size_t d, ps_t next) {
   // A direction may hold lazily applied events from before now: key it at now at least.
   const ps_t t = std::max(next, now_);
-  if (t < scheduled_[d]) {
-    scheduled_[d] = t;
+  Direction& dir = dirs_[d];
+  if (t < dir.scheduled) {
+    dir.scheduled = t;
     heap_.push(t, d);
   }
 }
@@ -198,8 +198,7 @@ void FabricEngine::on_delivery(std::size_t d, ps_t t) {
     dir.to_component->receive(dir.to_port, t, tag);
     return;
   }
-  const EngineNode& node = nodes_[dir.to];
-  if (node.rank == tag.dst_rank) {
+  if (dir.to_rank == tag.dst_rank) {
     // Consumed at once (written to memory): its buffer slot's credit goes back
     // (direction d is the one being stepped; run() reschedules it).
     give_credit(dir, t);
@@ -230,9 +229,10 @@ ps_t FabricEngine::run(ps_t limit, std::vector<Completion>& out) {
   while (failed_dir_ < 0) {
     if (heap_.empty() || heap_.min_key() >= limit) break;
     const auto [t, d] = heap_.pop();
-    if (t != scheduled_[d]) continue;  // stale
-    scheduled_[d] = link::kNever;
-    link::LinkEngine* const ep = dirs_[d].eng.get();
+    Direction& dir = dirs_[d];
+    if (t != dir.scheduled) continue;  // stale
+    dir.scheduled = link::kNever;
+    link::LinkEngine* const ep = dir.eng.get();
     if (!ep) [[unlikely]] {
       if (run_rifl(d, t, limit, out, before, completed_at)) break;  // a RIFL link cannot progress
       continue;
@@ -307,7 +307,7 @@ DirectionStats FabricEngine::direction_stats(std::size_t d) const {
   const std::uint64_t max_input = dir.to_component ? dir.to_component->max_input_flits(dir.to_port) : dir.max_relay;
   if (dir.eng)
     return {nodes_[dir.from].name,     nodes_[dir.to].name, dir.from_port, &dir.eng->stats(),
-            dir.eng->replayed_flits(), dir.max_queue,       max_input};
+            dir.eng->replayed_flits(), dir.eng->max_waiting(), max_input};
   // RIFL: the columns that mean the same (frames where UALink counts flits).
   const RiflSide& rs = *dir.rifl;
   const rifl::DirectionStats& r = rs.link->link().stats(rs.side);

@@ -149,27 +149,38 @@ class FabricEngine : public TimingCore {
     std::size_t owner = 0;
     mutable link::LinkStats stats;  // links.csv view, filled by direction_stats()
   };
-  struct Direction {
-    std::unique_ptr<link::LinkEngine> eng;  // UALink (nullptr: RIFL, see rifl)
-    std::unique_ptr<RiflSide> rifl;
-    std::size_t from, to;
-    std::uint32_t from_port, to_port;
+  // One link direction. The first cache line holds everything an event,
+  // an offer or a delivery reads; the rest is for statistics, diagnoses and
+  // RIFL links.
+  struct alignas(64) Direction {
+    std::unique_ptr<link::LinkEngine> eng;          // UALink (nullptr: RIFL, see rifl)
+    ps_t scheduled = link::kNever;                  // key of its live entry in heap_ (kNever: none)
     common::FlitComponent* to_component = nullptr;  // receives the delivered flits (nullptr: accelerator)
     link::RingQueue<FlitTag> tags;                  // tags of offered, undelivered flits, in seq order
-    std::uint64_t max_queue = 0;
-    std::uint64_t max_relay = 0;  // accelerators: 1 once a flit was relayed (held for the relay)
     ps_t credit_delay = 0;
+    std::uint32_t to_port = 0;
+    int to_rank = -1;  // rank of the accelerator at the far end (-1: a component)
+    std::size_t from = 0, to = 0;
+    std::uint32_t from_port = 0;
+    std::uint64_t max_relay = 0;  // accelerators: 1 once a flit was relayed (held for the relay)
+    std::unique_ptr<RiflSide> rifl;
+    std::uint64_t max_queue = 0;  // RIFL: most flits waiting for admission (UALink: its engine's max_waiting)
   };
   /// The links of one component's node, as NodeLinks.
   class Attachment : public common::NodeLinks {
    public:
-    Attachment(FabricEngine& e, std::size_t node) : e_(e), node_(node) {}
+    Attachment(FabricEngine& e, std::size_t node)
+        : e_(e), node_(node), out_(e.out_dir_[node].data()), in_(e.in_dir_[node].data()),
+          n_out_(e.out_dir_[node].size()), n_in_(e.in_dir_[node].size()) {}
     void send(std::uint32_t port, ps_t t, const FlitTag& tag) override;
     void return_credit(std::uint32_t port, ps_t t) override;
 
    private:
     FabricEngine& e_;
     std::size_t node_;
+    const std::size_t* out_;  // out_dir_[node_] and in_dir_[node_] (fixed after construction)
+    const std::size_t* in_;
+    std::size_t n_out_, n_in_;
   };
   void credit_back(std::size_t dir, ps_t t);
   std::vector<std::unique_ptr<Attachment>> attachments_;
@@ -205,8 +216,7 @@ class FabricEngine : public TimingCore {
   std::uint64_t flit_bytes_ = 640;
   std::vector<Transfer> transfers_;
   std::size_t open_transfers_ = 0;
-  RadixHeap heap_;  // (next event time, direction); stale entries skipped
-  std::vector<ps_t> scheduled_;
+  RadixHeap heap_;  // (next event time, direction); stale entries skipped (Direction::scheduled)
   ps_t horizon_ = 0;
   ps_t now_ = 0;
   std::vector<Completion>* sink_ = nullptr;

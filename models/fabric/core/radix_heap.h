@@ -45,9 +45,13 @@ class RadixHeap {
     if (buckets_[0].empty()) {
       std::size_t i = 1;
       while (buckets_[i].empty()) ++i;
-      std::uint64_t m = std::numeric_limits<std::uint64_t>::max();
-      for (const auto& it : buckets_[i])
-        if (it.first < m) m = it.first;
+      // min_key() may have found the smallest key of this bucket already.
+      std::uint64_t m = min_;
+      if (m == kUnknown) {
+        m = std::numeric_limits<std::uint64_t>::max();
+        for (const auto& it : buckets_[i])
+          if (it.first < m) m = it.first;
+      }
       last_ = m;
       for (const auto& it : buckets_[i]) buckets_[index(it.first)].push_back(it);
       buckets_[i].clear();

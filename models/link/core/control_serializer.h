@@ -70,13 +70,14 @@ class ControlSerializer {
     q_.push_back(f);
     ++sent_;
   }
-  ps_t base_, ser_, prop_;
-  bool coalesce_;
-  ps_t free_ = 0;
+  // What every event reads (the queue's head, the request count) first.
   RingQueue<ControlFlit> q_;
+  std::size_t requests_queued_ = 0;
+  ps_t free_ = 0;
+  ps_t base_, ser_, prop_;
   std::uint64_t sent_ = 0;
   std::uint64_t coalesced_ = 0;
-  std::size_t requests_queued_ = 0;
+  bool coalesce_;
 };
 
 }  // namespace fabricsim::link

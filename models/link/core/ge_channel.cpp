@@ -11,7 +11,7 @@ constexpr std::uint64_t kStreamMagnitude = 3;
 }  // namespace
 
 GilbertElliott::GilbertElliott(const GeParams& p, std::uint64_t seed, std::uint64_t link_id)
-    : p_(p), seed_(seed), link_id_(link_id), stream_key_(key_stream(seed, link_id)) {}
+    : stream_key_(key_stream(seed, link_id)), p_(p), seed_(seed), link_id_(link_id) {}
 
 // Every draw of a step shares key_index(step): the chain step and the first
 // attempt's corruption are drawn at the same step one after the other.
@@ -46,6 +46,7 @@ void GilbertElliott::extend_to(std::uint64_t step) {
 
 bool GilbertElliott::state_bad(std::uint64_t step) {
   extend_to(step);
+  if (step + 1 == generated_) return last_bad_;  // the newest step (a first attempt): no read of bits_
   return (bits_[step >> 6] >> (step & 63)) & 1ULL;
 }
 

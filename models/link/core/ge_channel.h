@@ -59,15 +59,16 @@ class GilbertElliott {
  private:
   void extend_to(std::uint64_t step);
   std::uint64_t index_key(std::uint64_t step);
+  // What every draw reads first (a fabric has one channel per link direction).
+  std::uint64_t generated_ = 0;
+  std::uint64_t cached_step_ = ~0ULL, cached_key_ = 0;  // key_index of the last step hashed
+  std::uint64_t stream_key_;  // key_stream(seed, link_id): the first two rounds of every key_hash
+  bool last_bad_ = false;     // state of step generated_ - 1
   GeParams p_;
+  std::vector<std::uint64_t> bits_;  // state bit per step
+  std::uint64_t n_gg_ = 0, n_gb_ = 0, n_bg_ = 0, n_bb_ = 0;
   std::uint64_t seed_;
   std::uint64_t link_id_;
-  std::uint64_t stream_key_;  // key_stream(seed, link_id): the first two rounds of every key_hash
-  std::uint64_t cached_step_ = ~0ULL, cached_key_ = 0;  // key_index of the last step hashed
-  std::vector<std::uint64_t> bits_;                     // state bit per step
-  std::uint64_t generated_ = 0;
-  bool last_bad_ = false;
-  std::uint64_t n_gg_ = 0, n_gb_ = 0, n_bg_ = 0, n_bb_ = 0;
 };
 
 }  // namespace fabricsim::link

@@ -35,29 +35,67 @@ void check_config(const LinkConfig& c) {
 
 LinkEngine::LinkEngine(const LinkConfig& cfg, std::unique_ptr<FecPolicy> policy, std::uint64_t seed,
                        std::uint64_t link_id)
-    : cfg_((check_config(cfg), cfg)),
-      policy_(std::move(policy)),
-      channel_(cfg.channel, seed, link_id),
+    : now_((check_config(cfg), ps_t{0})),
       tx_(cfg.retry_limit),
       ctrl_(cfg.control_base_delay_ps, wire_time_ps(cfg.control_flit_bytes, cfg.reverse_rate_bps), cfg.propagation_ps,
-            cfg.semantics.ack_coalescing) {
+            cfg.semantics.ack_coalescing),
+      policy_(std::move(policy)),
+      channel_(cfg.channel, seed, link_id),
+      cfg_(cfg) {
   if (!policy_) throw std::invalid_argument("no policy");
-  for (const auto& p : cfg_.fec_menu)
-    prof_.push_back({wire_time_ps(cfg_.flit_bytes * (1.0 + p.overhead), cfg_.forward_rate_bps),
-                     static_cast<std::uint64_t>(cfg_.flit_bytes * (1.0 + p.overhead) * 8.0 + 0.5), p.decode_delay_ps,
-                     static_cast<std::uint64_t>(cfg_.flit_bytes * p.overhead + 0.5), p.correctable});
+  profiles_ = static_cast<std::uint32_t>(cfg_.fec_menu.size());
+  if (profiles_ > kInlineProfiles) prof_more_.reset(new ProfileTiming[profiles_]);
+  for (std::size_t k = 0; k < profiles_; ++k) {
+    const FecProfile& p = cfg_.fec_menu[k];
+    prof(k) = {wire_time_ps(cfg_.flit_bytes * (1.0 + p.overhead), cfg_.forward_rate_bps),
+               static_cast<std::uint64_t>(cfg_.flit_bytes * (1.0 + p.overhead) * 8.0 + 0.5), p.decode_delay_ps,
+               static_cast<std::uint64_t>(cfg_.flit_bytes * p.overhead + 0.5), 0, p.correctable};
+  }
   // Independent channel: forward direction of link l is wire stream 2 l (the
   // RIFL link's lane 0, A->B, of the same seed is stream 0: the same wire bits).
   if (cfg_.channel_model == LinkConfig::ChannelModel::independent)
     bits_ = std::make_unique<BitErrorStream>(cfg_.ber, seed, 2 * link_id);
-  stats_.profile_transmissions.assign(cfg_.fec_menu.size(), 0);
+  const LinkSemantics& sem = cfg_.semantics;
+  feedback_ps_ = sem.feedback_delay_ps;
+  propagation_ps_ = cfg_.propagation_ps;
+  fifo_ = sem.tx_queue == LinkSemantics::TxQueue::fifo;
+  bind_admit_ = sem.profile_bind == LinkSemantics::ProfileBind::admit;
+  per_flit_ = sem.chain_index == LinkSemantics::ChainIndex::per_flit;
+  replay_strongest_ = sem.replay_profile == LinkSemantics::ReplayProfile::strongest;
   tx_decision_ = policy_->decision();
 }
 
+const LinkStats& LinkEngine::stats() const {
+  LinkStats& s = stats_;
+  s.offered = offered_;
+  s.admitted = tx_.next_seq();  // every admission takes the next sequence number
+  s.delivered = rx_.expected();  // every in-order delivery advances it by one
+  s.profile_transmissions.assign(profiles_, 0);
+  s.transmissions = 0;
+  s.fec_bytes = 0;
+  for (std::size_t k = 0; k < profiles_; ++k) {
+    const ProfileTiming& p = prof(k);
+    s.profile_transmissions[k] = p.count;
+    s.transmissions += p.count;
+    s.fec_bytes += p.count * p.fec_bytes;
+  }
+  s.first_transmissions = first_transmissions_;
+  s.first_attempt_errors = first_attempt_errors_;
+  s.raw_errors = raw_errors_;
+  s.profile_switches = profile_switches_;
+  s.max_occupancy = max_occupancy_;
+  s.first_arrival_ps = offered_ > 0 ? arrival_first_ps_ : kNever;
+  s.last_delivery_ps = last_delivery_ps_;
+  s.control_flits = ctrl_.flits_sent();
+  s.control_bytes = s.control_flits * cfg_.control_flit_bytes;
+  s.acks_coalesced = ctrl_.acks_coalesced();
+  return s;
+}
+
 std::uint64_t LinkEngine::offer(ps_t t) {
-  if ((stats_.offered > 0 && t < last_offer_) || t < now_)
+  if ((offered_ > 0 && t < last_offer_) || t < now_)
     throw std::logic_error("LinkEngine::offer: arrival time goes backwards");
-  if (stats_.first_arrival_ps == kNever) stats_.first_arrival_ps = t;
+  if (offered_ == 0) arrival_first_ps_ = t;
   last_offer_ = t;
   pending_.push_back(t);
   if (record_times_) {
@@ -66,7 +104,9 @@ std::uint64_t LinkEngine::offer(ps_t t) {
   }
   if (record_first_tx_) first_tx_.push_back(kNever);
   if (status_ == Status::done) status_ = Status::running;
-  return stats_.offered++;
+  const std::uint64_t seq = offered_++;
+  if (offered_ - tx_.next_seq() > max_waiting_) max_waiting_ = offered_ - tx_.next_seq();
+  return seq;
 }
 
 ps_t LinkEngine::next_event_time() const {
@@ -158,42 +198,66 @@ void LinkEngine::absorb_quiet_events() {
   }
 }
 
+void LinkEngine::take(const Heads& h) {
+  now_ = h.t;
+  while (!credit_returns_.empty() && credit_returns_.front() <= h.t) {
+    credit_returns_.pop_front();
+    ++credits_;
+  }
+  if (h.tc == h.t) {
+    handle_control();
+  } else if (h.td == h.t) {
+    handle_decode();
+  } else if (h.ta == h.t) {
+    pending_.pop_front();
+    ++arrived_;
+  } else if (h.ts == h.t) {
+    ser_busy_ = false;
+  }
+  pump();
+}
+
 void LinkEngine::run_before(ps_t t) {
+  if (!lazy_quiet_) {
+    while (status_ == Status::running) {
+      const Heads h = eager_heads();
+      if (h.t >= t) break;
+      take(h);
+    }
+    return;
+  }
   while (status_ == Status::running) {
     const ps_t next = next_event_time();
     if (next >= t) break;
-    if (lazy_quiet_)
-      process_next();
-    else
-      process_at(next);
+    process_next();
   }
 }
 
 LinkEngine::Status LinkEngine::run_to_completion(ps_t deadline) {
   while (status_ == Status::running) {
-    if (stats_.delivered == stats_.offered) {
+    if (rx_.expected() == offered_) {
       status_ = Status::done;
       break;
     }
-    const ps_t t = next_event_time();
-    if (t == kNever) {
+    const Heads h = lazy_quiet_ ? Heads{next_event_time(), 0, 0, 0, 0} : eager_heads();
+    if (h.t == kNever) {
       status_ = Status::deadlock;
       break;
     }
-    if (t > deadline) {
+    if (h.t > deadline) {
       status_ = Status::deadline;
       break;
     }
     if (lazy_quiet_)
       process_next();
     else
-      process_at(t);
+      take(h);
   }
   return status_;
 }
 
 Decision LinkEngine::tx_decision() {
-  if (cfg_.semantics.feedback_delay_ps == 0) return tx_decision_;  // kept current by handle_decode
+  if (feedback_ps_ == 0) return tx_decision_;  // kept current by handle_decode
   while (!pending_decisions_.empty() && pending_decisions_.front().first <= now_) {
     tx_decision_ = pending_decisions_.front().second;
     pending_decisions_.pop_front();
@@ -201,25 +265,26 @@ Decision LinkEngine::tx_decision() {
   return tx_decision_;
 }
 
-bool LinkEngine::gate_open() const {
-  if (replay_active_ || arrived_ <= tx_.next_seq()) return false;
-  if (credits_on_ && credits_ == 0) return false;
-  return tx_.occupancy() < tx_decision_.window;
-}
 
 void LinkEngine::pump() {
   if (status_ != Status::running) return;
-  if (cfg_.semantics.feedback_delay_ps != 0) tx_decision();  // apply due decisions
-  if (cfg_.semantics.tx_queue == LinkSemantics::TxQueue::fifo) {
+  if (feedback_ps_ != 0) tx_decision();  // apply due decisions
+  if (fifo_) {
     // (Each call is guarded by its cheapest exit so that the common event, with
     // nothing waiting for admission, costs a few compares.)
-    if (arrived_ > tx_.next_seq()) admit_into_queue();
+    if (gate_open()) admit_into_queue();
     if (!ser_busy_ && !txq_.empty()) {
       send_from_queue();
-      if (arrived_ > tx_.next_seq()) admit_into_queue();
+      if (gate_open()) admit_into_queue();
     }
     // The admission loop ran last and stopped: whatever still waits is blocked.
-    if (arrived_ > tx_.next_seq() || stall_since_ != kNever) account_stall(true);
+    if (arrived_ > tx_.next_seq() || stall_since_ != kNever) {
+      // A stall that goes on with the same cause changes nothing (account_stall's common case).
+      if (stall_since_ != kNever && arrived_ > tx_.next_seq() && status_ == Status::running && !credits_on_ &&
+          stall_cause_ == (replay_active_ ? 1 : 0))
+        return;
+      account_stall(true);
+    }
     return;
   }
   if (!ser_busy_) send_recall();
@@ -249,8 +314,7 @@ void LinkEngine::account_stall(bool gate_known_closed) {
 }
 
 void LinkEngine::note_admission() {
-  ++stats_.admitted;
-  stats_.max_occupancy = std::max<std::uint64_t>(stats_.max_occupancy, tx_.occupancy());
+  if (tx_.occupancy() > max_occupancy_) max_occupancy_ = tx_.occupancy();
   if (credits_on_) --credits_;
   if (on_admit_) on_admit_(now_);
 }
@@ -276,7 +340,7 @@ bool LinkEngine::send_recall() {
 }
 
 void LinkEngine::admit_into_queue() {
-  const bool bind = cfg_.semantics.profile_bind == LinkSemantics::ProfileBind::admit;
+  const bool bind = bind_admit_;
   while (gate_open()) {
     const std::uint64_t s = tx_.admit();
     note_admission();
@@ -305,47 +369,45 @@ void LinkEngine::transmit(std::uint64_t seq, bool replay, int bound_profile) {
     return;
   }
   std::size_t prof;
-  if (replay && cfg_.semantics.replay_profile == LinkSemantics::ReplayProfile::strongest) {
-    prof = cfg_.fec_menu.size() - 1;
+  if (replay && replay_strongest_) {
+    prof = profiles_ - 1;
   } else if (bound_profile >= 0) {
     prof = static_cast<std::size_t>(bound_profile);
   } else {
     prof = tx_decision().profile;
   }
-  const bool per_flit = cfg_.semantics.chain_index == LinkSemantics::ChainIndex::per_flit;
   const std::uint64_t slot = tx_slot_++;
   // A stale queued copy of a released entry still draws its own outcome.
   const std::uint64_t attempt_key = attempt ? attempt - 1 : (1ULL << 32) + slot;
+  ProfileTiming& pt = this->prof(prof);
   ChannelDraw d;
   if (bits_) {  // independent: the symbols of this transmission's wire bits that hold an error bit
-    const std::uint64_t n = prof_[prof].wire_bits;
-    d.magnitude = take_symbol_errors(*bits_, wire_bit_, n, cfg_.symbol_bits);
-    wire_bit_ += n;
+    d.magnitude = take_symbol_errors(*bits_, wire_bit_, pt.wire_bits, cfg_.symbol_bits);
+    wire_bit_ += pt.wire_bits;
   } else {
-    d = per_flit ? channel_.draw(seq, attempt_key) : channel_.draw(slot, 0);
+    d = per_flit_ ? channel_.draw(seq, attempt_key) : channel_.draw(slot, 0);
   }
-  if (script_) {
-    const int m = script_(seq, attempt);
-    if (m >= 0) d.magnitude = static_cast<std::uint32_t>(m);
+  if (traced_) {
+    if (script_) {
+      const int m = script_(seq, attempt);
+      if (m >= 0) d.magnitude = static_cast<std::uint32_t>(m);
+    }
+    if (observer_) observer_({now_, seq, attempt, replay, prof, d.magnitude, tx_.occupancy(), tx_decision_.window});
   }
-  if (observer_) observer_({now_, seq, attempt, replay, prof, d.magnitude, tx_.occupancy(), tx_decision_.window});
 
   ser_busy_ = true;
-  const ProfileTiming& pt = prof_[prof];
   ser_free_ = now_ + pt.wire_ps;
-  ps_t t_rx = ser_free_ + cfg_.propagation_ps + pt.decode_ps;
+  ps_t t_rx = ser_free_ + propagation_ps_ + pt.decode_ps;
   if (t_rx < last_rx_) t_rx = last_rx_;  // the decoder pipeline delivers in order
   last_rx_ = t_rx;
   rx_pipe_.push_back({seq, t_rx, d.magnitude, static_cast<std::uint8_t>(prof)});
 
-  ++stats_.transmissions;
-  ++stats_.profile_transmissions[prof];
-  stats_.fec_bytes += pt.fec_bytes;
-  if (last_profile_ >= 0 && static_cast<std::size_t>(last_profile_) != prof) ++stats_.profile_switches;
-  last_profile_ = static_cast<int>(prof);
+  ++pt.count;
+  if (last_profile_ >= 0 && static_cast<std::size_t>(last_profile_) != prof) ++profile_switches_;
+  last_profile_ = static_cast<std::int16_t>(prof);
   if (attempt == 1) {
-    ++stats_.first_transmissions;
-    if (d.magnitude > 0) ++stats_.first_attempt_errors;
+    ++first_transmissions_;
+    if (d.magnitude > 0) ++first_attempt_errors_;
     if (record_first_tx_) first_tx_[seq] = now_;
   } else {
     ++stats_.retransmissions;
@@ -358,21 +420,20 @@ void LinkEngine::handle_decode() {
   const InFlight f = rx_pipe_.front();
   rx_pipe_.pop_front();
   // Threshold model (link-layer.md §3): decodes iff magnitude <= c_k.
-  const bool failed = f.magnitude > prof_[f.profile].correctable;
-  if (f.magnitude > 0) ++stats_.raw_errors;
+  const bool failed = f.magnitude > prof(f.profile).correctable;
+  if (f.magnitude > 0) ++raw_errors_;
   policy_->observe({f.magnitude > 0, failed, f.profile});
   // A policy's decision changes only when it observes (FecPolicy): the
   // transmitter's copy is refreshed here, at once or after the feedback delay.
-  if (cfg_.semantics.feedback_delay_ps == 0)
+  if (feedback_ps_ == 0)
     tx_decision_ = policy_->decision();
   else
-    pending_decisions_.emplace_back(now_ + cfg_.semantics.feedback_delay_ps, policy_->decision());
+    pending_decisions_.emplace_back(now_ + feedback_ps_, policy_->decision());
   const std::uint64_t expected_before = rx_.expected();
   switch (rx_.receive(f.seq, !failed)) {
     case InOrderReceiver::Verdict::deliver:
       if (record_times_) delivery_[f.seq] = now_;
-      ++stats_.delivered;
-      stats_.last_delivery_ps = now_;
+      last_delivery_ps_ = now_;
       if (on_deliver_) on_deliver_(f.seq, now_);
       ctrl_.send_ack(now_, rx_.expected());
       break;
@@ -386,9 +447,6 @@ void LinkEngine::handle_decode() {
       }
       break;
   }
-  stats_.control_flits = ctrl_.flits_sent();
-  stats_.control_bytes = stats_.control_flits * cfg_.control_flit_bytes;
-  stats_.acks_coalesced = ctrl_.acks_coalesced();
 }
 
 void LinkEngine::handle_control() {
@@ -422,9 +480,8 @@ void LinkEngine::serve_request(std::uint64_t s) {
   ++stats_.requests_served;
   stats_.replay_scheduled += n;
   if (n == 0) return;
-  if (cfg_.semantics.tx_queue == LinkSemantics::TxQueue::fifo) {
-    const bool bind = cfg_.semantics.profile_bind == LinkSemantics::ProfileBind::admit;
-    const int prof = bind ? static_cast<int>(tx_decision().profile) : -1;
+  if (fifo_) {
+    const int prof = bind_admit_ ? static_cast<int>(tx_decision().profile) : -1;
     for (std::uint64_t q = s; q < tx_.next_seq(); ++q) txq_.push_back({q, true, static_cast<std::int16_t>(prof)});
     replay_items_queued_ += n;
     replay_active_ = true;
@@ -443,7 +500,7 @@ std::string LinkEngine::diagnosis() const {
   std::ostringstream os;
   os << "status=" << to_string(status_);
   if (!down_reason_.empty()) os << " (" << down_reason_ << ")";
-  os << " t=" << now_ / 1000.0 << "ns offered=" << stats_.offered << " delivered=" << stats_.delivered
+  os << " t=" << now_ / 1000.0 << "ns offered=" << offered_ << " delivered=" << rx_.expected()
      << " rx_expected=" << rx_.expected() << " txreplay=[" << tx_.oldest() << "," << tx_.next_seq() << ")"
      << " occupancy=" << tx_.occupancy() << " window=" << policy_->decision().window
      << " replay_active=" << (replay_active_ ? "yes" : "no") << " tx_queue=" << txq_.size()

@@ -4,6 +4,7 @@
 // Plain C++: the SystemC port (models/link/ualink_port.h) wraps it and gives
 // it sockets; here the data-link machine advances in its own local time,
 // flit by flit, with no kernel event per flit (platform.md §3).
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -134,7 +135,7 @@ struct TxRecord {
 /// serializer free), so runs are deterministic.
 class LinkEngine {
  public:
-  enum class Status { running, done, link_down, deadlock, deadline };
+  enum class Status : std::uint8_t { running, done, link_down, deadlock, deadline };
 
   /// Throws std::invalid_argument on an impossible configuration (empty FEC
   /// menu, zero window, zero rate, W_R > W_H, zero copies or retry limit).
@@ -190,14 +191,16 @@ class LinkEngine {
   using DeliveryHook = std::function<void(std::uint64_t seq, ps_t t)>;
   void set_delivery_hook(DeliveryHook f) { on_deliver_ = std::move(f); }
   /// Payload flits offered but not yet admitted into TxReplay (the output queue).
-  std::uint64_t waiting() const { return stats_.offered - tx_.next_seq(); }
+  std::uint64_t waiting() const { return offered_ - tx_.next_seq(); }
+  /// Most payload flits waiting for admission at once, as seen right after each offer().
+  std::uint64_t max_waiting() const { return max_waiting_; }
 
   ps_t now() const { return now_; }
   Status status() const { return status_; }
   /// One-line state dump: sequence numbers, TxReplay, replay and queue state.
   std::string diagnosis() const;
 
-  std::uint64_t delivered() const { return stats_.delivered; }
+  std::uint64_t delivered() const { return rx_.expected(); }
   ps_t arrival_time(std::uint64_t seq) const { return arrival_[seq]; }
   ps_t delivery_time(std::uint64_t seq) const { return delivery_[seq]; }
   /// Record each flit's first serialization start (default off; for
@@ -206,7 +209,9 @@ class LinkEngine {
   /// Start of the first serialization of flit `seq` (kNever before it), with
   /// set_record_first_transmissions(true).
   ps_t first_transmission_time(std::uint64_t seq) const { return first_tx_[seq]; }
-  const LinkStats& stats() const { return stats_; }
+  /// Counters so far (a snapshot refreshed by each call: the engine keeps the
+  /// per-event ones in its hot state and derives the rest).
+  const LinkStats& stats() const;
   const LinkConfig& config() const { return cfg_; }
   const GilbertElliott& channel() const { return channel_; }
   /// Independent channel only: error bits consumed and wire bits serialized so far (0 otherwise).
@@ -219,10 +224,16 @@ class LinkEngine {
   /// with (seq, attempt); a returned value >= 0 replaces the channel's raw
   /// error magnitude (0 = clean), -1 keeps the channel's draw.
   using ErrorScript = std::function<int(std::uint64_t seq, std::uint32_t attempt)>;
-  void set_error_script(ErrorScript f) { script_ = std::move(f); }
+  void set_error_script(ErrorScript f) {
+    script_ = std::move(f);
+    traced_ = script_ || observer_;
+  }
   /// Observer called for every forward transmission (tests, traces).
   using TxObserver = std::function<void(const TxRecord&)>;
-  void set_tx_observer(TxObserver f) { observer_ = std::move(f); }
+  void set_tx_observer(TxObserver f) {
+    observer_ = std::move(f);
+    traced_ = script_ || observer_;
+  }
   /// Policy currently deciding (read-only).
   const FecPolicy& policy() const { return *policy_; }
   const TxReplay& tx_replay() const { return tx_; }
@@ -243,11 +254,33 @@ class LinkEngine {
 
   void process_next();
   void process_at(ps_t t);
+  struct Heads {
+    ps_t t;               // the earliest of them
+    ps_t tc, td, ta, ts;  // control arrival, decode, payload arrival, serializer free (kNever: none)
+  };
+  // Without lazy quiet events every stream's head is an event: its time is
+  // read once, then taken in the fixed order at equal times (as process_at).
+  Heads eager_heads() const {
+    Heads h;
+    h.tc = ctrl_.next_arrival();
+    h.td = rx_pipe_.empty() ? kNever : rx_pipe_.front().t_rx;
+    h.ta = pending_.empty() ? kNever : pending_.front();
+    h.ts = ser_busy_ ? ser_free_ : kNever;
+    const ps_t tk =
+        !credit_returns_.empty() && credits_ == 0 && arrived_ > tx_.next_seq() ? credit_returns_.front() : kNever;
+    h.t = std::min(std::min(std::min(h.tc, h.td), std::min(h.ta, h.ts)), tk);
+    return h;
+  }
+  void take(const Heads& h);
   void absorb_quiet_events();
   void handle_control();
   void handle_decode();
   void pump();
-  bool gate_open() const;
+  bool gate_open() const {
+    if (replay_active_ || arrived_ <= tx_.next_seq()) return false;
+    if (credits_on_ && credits_ == 0) return false;
+    return tx_.occupancy() < tx_decision_.window;
+  }
   bool send_recall();
   void admit_into_queue();
   bool send_from_queue();
@@ -257,57 +290,86 @@ class LinkEngine {
   void account_stall(bool gate_known_closed);
   void note_admission();
 
-  LinkConfig cfg_;
-  std::unique_ptr<FecPolicy> policy_;
-  GilbertElliott channel_;
-  std::unique_ptr<BitErrorStream> bits_;  // independent channel (null: Gilbert-Elliott)
-  std::uint64_t wire_bit_ = 0;            // forward wire bits serialized so far
-  TxReplay tx_;
-  InOrderReceiver rx_;
-  ControlSerializer ctrl_;
-  // Per-profile constants the per-flit path reads, in one contiguous block.
+  // Per-profile constants the per-flit path reads, with the profile's
+  // transmission count (LinkStats::profile_transmissions, fec_bytes and
+  // transmissions are derived from it).
   struct ProfileTiming {
     ps_t wire_ps;  // flit x (1 + o_k) at the forward rate
     std::uint64_t wire_bits;  // flit x (1 + o_k) x 8, rounded
     ps_t decode_ps;
     std::uint64_t fec_bytes;  // parity bytes per flit
+    std::uint64_t count;      // transmissions with this profile
     std::uint32_t correctable;
   };
-  std::vector<ProfileTiming> prof_;
+  static constexpr std::size_t kInlineProfiles = 4;  // larger menus live out of line
+  ProfileTiming& prof(std::size_t k) { return prof_more_ ? prof_more_[k] : prof_[k]; }
+  const ProfileTiming& prof(std::size_t k) const { return prof_more_ ? prof_more_[k] : prof_[k]; }
 
+  // Layout: a fabric steps tens of thousands of engines in global time order,
+  // so nearly every event finds its engine out of the L1 cache and pays one
+  // miss per cache line it touches. What every event reads or writes comes
+  // first and packed (the scalars, TxReplay, the queues' 24-byte headers,
+  // the semantics flags copied out of the configuration, the profiles, the
+  // per-event counters); the configuration, rarely used state and the
+  // statistics record come after it.
   ps_t now_ = 0;
+  std::uint64_t arrived_ = 0;
+  TxReplay tx_;
+  ps_t ser_free_ = 0;
+  std::uint32_t credits_ = 0;
   Status status_ = Status::running;
+  bool lazy_quiet_ = false;
+  bool replay_active_ = false;
+  bool ser_busy_ = false;
+  ControlSerializer ctrl_;
+  RingQueue<InFlight> rx_pipe_;
+  RingQueue<ps_t> pending_;  // offered, not yet arrived
+  RingQueue<QueueItem> txq_;
+  RingQueue<ps_t> credit_returns_;
+  InOrderReceiver rx_;
+  ps_t last_rx_ = 0;
+  ps_t stall_since_ = kNever;
+  std::uint64_t offered_ = 0;
+  std::uint64_t max_waiting_ = 0;
+  ps_t last_offer_ = 0;
+  std::uint64_t tx_slot_ = 0;
+  Decision tx_decision_;  // the decision in force at the transmitter (after the feedback delay)
+  ps_t feedback_ps_ = 0;  // cfg_.semantics.feedback_delay_ps
+  ps_t propagation_ps_ = 0;
+  bool credits_on_ = false;
+  bool record_times_ = true;
+  bool traced_ = false;  // an error script or a transmit observer is set
+  bool record_first_tx_ = false;
+  // cfg_.semantics, as flags
+  bool fifo_ = true, bind_admit_ = false, per_flit_ = true, replay_strongest_ = false;
+  std::int8_t stall_cause_ = 0;
+  std::int16_t last_profile_ = -1;
+  std::uint32_t profiles_ = 0;
+  // Counters of every event (copied into stats_ by stats()).
+  std::uint64_t first_transmissions_ = 0, first_attempt_errors_ = 0, raw_errors_ = 0, profile_switches_ = 0;
+  std::uint64_t max_occupancy_ = 0;
+  ps_t last_delivery_ps_ = 0;
+  std::uint64_t ctrl_received_ = 0;
+  std::unique_ptr<FecPolicy> policy_;
+  std::unique_ptr<BitErrorStream> bits_;  // independent channel (null: Gilbert-Elliott)
+  std::uint64_t wire_bit_ = 0;            // forward wire bits serialized so far
+  AdmitHook on_admit_;
+  DeliveryHook on_deliver_;
+  ProfileTiming prof_[kInlineProfiles];
+  GilbertElliott channel_;
+  // ---- cold ----
+  std::unique_ptr<ProfileTiming[]> prof_more_;  // menus of more than kInlineProfiles
+  LinkConfig cfg_;
   std::string down_reason_;
   std::vector<ps_t> arrival_, delivery_;  // per seq, when record_times_
   std::vector<ps_t> first_tx_;            // per seq, when record_first_tx_
-  bool record_first_tx_ = false;
-  RingQueue<ps_t> pending_;               // offered, not yet arrived
-  ps_t last_offer_ = 0;
-  bool record_times_ = true;
-  bool lazy_quiet_ = false;
-  bool credits_on_ = false;
-  std::uint32_t credits_ = 0;
-  RingQueue<ps_t> credit_returns_;
-  AdmitHook on_admit_;
-  DeliveryHook on_deliver_;
-  std::uint64_t arrived_ = 0;
-  bool ser_busy_ = false;
-  ps_t ser_free_ = 0;
-  ps_t last_rx_ = 0;
-  RingQueue<InFlight> rx_pipe_;
-  bool replay_active_ = false;
   std::uint64_t replay_next_ = 0;
-  RingQueue<QueueItem> txq_;
   std::uint64_t replay_items_queued_ = 0;
-  std::uint64_t tx_slot_ = 0;
   std::uint64_t next_request_id_ = 0, last_served_request_ = 0;
-  std::uint64_t ctrl_received_ = 0, ignore_until_ = 0;
+  std::uint64_t ignore_until_ = 0;
+  ps_t arrival_first_ps_ = kNever;
   RingQueue<std::pair<ps_t, Decision>> pending_decisions_;  // (no allocation until used: 16,384 engines in a pod)
-  Decision tx_decision_;  // the decision in force at the transmitter (after the feedback delay)
-  int last_profile_ = -1;
-  ps_t stall_since_ = kNever;
-  int stall_cause_ = 0;
-  LinkStats stats_;
+  mutable LinkStats stats_;  // rare counters; the rest filled in by stats()
   ErrorScript script_;
   TxObserver observer_;
 };

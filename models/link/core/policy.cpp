@@ -6,7 +6,7 @@
 namespace fabricsim::link {
 
 PrefaceFilter::PrefaceFilter(const GeParams& model)
-    : m_(model), prior_(model.stationary_bad()), posterior_(model.stationary_bad()) {}
+    : prior_(model.stationary_bad()), posterior_(model.stationary_bad()), m_(model) {}
 
 double PrefaceFilter::update(bool z) {
   Memo& mo = memo_[z ? 1 : 0];
@@ -79,7 +79,7 @@ void PostDecodePolicy::observe(const Observation& obs) {
 }
 
 PrefacePolicy::PrefacePolicy(const FecMenu& menu, const PolicyParams& p, bool with_flight_cap)
-    : p_(p), cap_(with_flight_cap), filter_(p.model) {
+    : filter_(p.model), cap_(with_flight_cap), p_(p) {
   for (const auto& f : menu)
     coef_.push_back({f.overhead, residual_estimate(p.model, f, 0.0), residual_estimate(p.model, f, 1.0)});
   decide();

@@ -47,14 +47,15 @@ class PrefaceFilter {
   double prior() const { return prior_; }          ///< q_{t+1}^- (for the next flit)
   double posterior() const { return posterior_; }  ///< q_t after the last update
  private:
-  GeParams m_;
   double prior_;
   double posterior_;
   // The update is a pure function of (prior, z); on a clean stretch the prior
   // settles on a fixed point, so the last result per z is kept and reused.
+  // (Read first by every update: the state and the memo share one cache line.)
   struct Memo {
     double prior_in = -1, posterior, prior_out;
   } memo_[2];
+  GeParams m_;
 };
 
 /// Residual-error estimate of profile k at BAD-probability q (paper Eq. 5):
@@ -132,12 +133,13 @@ class PrefacePolicy : public FecPolicy {
   struct Coef {
     double overhead, good, bad;
   };
-  std::vector<Coef> coef_;
-  PolicyParams p_;
-  bool cap_;
-  PrefaceFilter filter_;
+  // What every observation reads first: the decision, its prior and the filter.
   Decision d_;
   double decided_at_ = -1;  // the prior d_ was computed for (decide() is a pure function of it)
+  PrefaceFilter filter_;
+  std::vector<Coef> coef_;
+  bool cap_;
+  PolicyParams p_;
 };
 
 }  // namespace fabricsim::link

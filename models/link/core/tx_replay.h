@@ -1,7 +1,8 @@
 #pragma once
 // TxReplay: the transmitter's retained-flit buffer (link-layer.md §1).
 #include <cstdint>
-#include <vector>
+#include <cstring>
+#include <memory>
 
 namespace fabricsim::link {
 
@@ -14,11 +15,25 @@ namespace fabricsim::link {
 class TxReplay {
  public:
   /// retry_limit: the maximum number of transmissions of one flit (paper: 20).
-  explicit TxReplay(std::uint32_t retry_limit) : retry_limit_(retry_limit) {}
+  explicit TxReplay(std::uint32_t retry_limit) : ring_(new std::uint32_t[64]()), retry_limit_(retry_limit) {}
+  TxReplay(const TxReplay& o)
+      : oldest_(o.oldest_), next_(o.next_), ring_(new std::uint32_t[o.mask_ + 1]), mask_(o.mask_),
+        retry_limit_(o.retry_limit_) {
+    std::memcpy(ring_.get(), o.ring_.get(), sizeof(std::uint32_t) * (mask_ + 1));
+  }
+  TxReplay& operator=(const TxReplay& o) {
+    if (this != &o) {
+      TxReplay t(o);
+      std::swap(*this, t);
+    }
+    return *this;
+  }
+  TxReplay(TxReplay&&) noexcept = default;
+  TxReplay& operator=(TxReplay&&) noexcept = default;
 
   /// Admit a new payload flit; returns its sequence number.
   std::uint64_t admit() {
-    if (occupancy() == ring_.size()) grow();
+    if (occupancy() == static_cast<std::uint64_t>(mask_) + 1) grow();
     ring_[next_ & mask_] = 0;
     return next_++;
   }
@@ -55,18 +70,20 @@ class TxReplay {
   std::uint32_t retry_limit() const { return retry_limit_; }
 
  private:
-  std::uint32_t retry_limit_;
+  // Attempts per retained entry in a power-of-two ring indexed by seq & mask_
+  // (32 bytes in all: the hot state of a link direction stays in few lines).
+  void grow() {
+    const std::uint64_t n = (static_cast<std::uint64_t>(mask_) + 1) * 2;
+    std::unique_ptr<std::uint32_t[]> bigger(new std::uint32_t[n]());
+    for (std::uint64_t s = oldest_; s < next_; ++s) bigger[s & (n - 1)] = ring_[s & mask_];
+    ring_.swap(bigger);
+    mask_ = static_cast<std::uint32_t>(n - 1);
+  }
   std::uint64_t oldest_ = 0;
   std::uint64_t next_ = 0;
-  // Attempts per retained entry in a power-of-two ring indexed by seq & mask_.
-  void grow() {
-    std::vector<std::uint32_t> bigger(ring_.size() * 2);
-    for (std::uint64_t s = oldest_; s < next_; ++s) bigger[s & (bigger.size() - 1)] = ring_[s & mask_];
-    ring_.swap(bigger);
-    mask_ = ring_.size() - 1;
-  }
-  std::vector<std::uint32_t> ring_ = std::vector<std::uint32_t>(64);
-  std::uint64_t mask_ = 63;
+  std::unique_ptr<std::uint32_t[]> ring_;
+  std::uint32_t mask_ = 63;
+  std::uint32_t retry_limit_;
 };
 
 }  // namespace fabricsim::link
