@@ -403,6 +403,42 @@ nlohmann::ordered_json switches_json(const FabricPlatform& plat) {
 }
 
 // result.json: status, config echo, collective, schedule report, fabric totals, switches, the study row.
+// The link protocol of every link, as the protocol comparison's row keys
+// (topologies/studies/link-protocols-ring8.yaml): protocol = ualink-<policy>
+// | rifl | rifl+<FEC profile>, channel = gilbert-elliott | independent,
+// wire_ber = the independent channel's bit-error rate ("" otherwise); "mixed"
+// where the links differ.
+struct ProtocolKeys {
+  std::string protocol, channel, wire_ber;
+};
+ProtocolKeys protocol_keys(const fabric::FabricSpec& f) {
+  auto of = [](const fabric::LinkSpec& l) {
+    ProtocolKeys k;
+    if (l.proto.protocol == fabric_core::LinkProtocol::rifl) {
+      const rifl::RiflConfig& r = l.proto.rifl;
+      k.protocol = r.fec_on ? "rifl+" + r.fec.name : std::string("rifl");
+      const bool indep = r.channel == rifl::RiflConfig::Channel::independent;
+      k.channel = indep ? "independent" : "gilbert-elliott";
+      if (indep) k.wire_ber = fmt::format("{:.4g}", r.ber_ab);
+    } else {
+      k.protocol = "ualink-" + l.link.policy_name;
+      const bool indep = l.link.channel_model == link::LinkConfig::ChannelModel::independent;
+      k.channel = indep ? "independent" : "gilbert-elliott";
+      if (indep) k.wire_ber = fmt::format("{:.4g}", l.link.ber);
+    }
+    return k;
+  };
+  if (f.links.empty()) return {};
+  ProtocolKeys k = of(f.links.front());
+  for (const auto& l : f.links) {
+    const ProtocolKeys x = of(l);
+    if (x.protocol != k.protocol) k.protocol = "mixed";
+    if (x.channel != k.channel) k.channel = "mixed";
+    if (x.wire_ber != k.wire_ber) k.wire_ber = "mixed";
+  }
+  return k;
+}
+
 void result_json(const FabricCell& c, FabricPlatform& plat, const LinkTotals& t, bool completed,
                  const nlohmann::ordered_json& sched_json, FabricRunResult& res) {
   const auto& cfg = c.cfg;
@@ -457,6 +493,10 @@ void result_json(const FabricCell& c, FabricPlatform& plat, const LinkTotals& t,
               {"collective", sw::to_string(spec.op)},
               {"algorithm", spec.algorithm},
               {"correct", j["collective"]["correct"]}};
+  const ProtocolKeys pk = protocol_keys(cfg.fabric);
+  j["row"]["protocol"] = pk.protocol;
+  j["row"]["channel"] = pk.channel;
+  j["row"]["wire_ber"] = pk.wire_ber;
 }
 
 // The console summary: the nccl-tests row, link totals, the most replaying links, the schedule report.

@@ -122,7 +122,8 @@ const std::vector<std::string> kFabricColumns{"ranks",   "size_bytes",     "poli
                                               "time_us", "replayed_flits", "fec_bytes"};
 const std::vector<std::string> kFabricRowKeys{
     "ranks",     "size_bytes",        "policy",     "seed",       "time_us",    "replayed_flits", "fec_bytes",
-    "terminal_failures", "algbw_GBps", "busbw_GBps", "collective", "algorithm", "correct"};
+    "terminal_failures", "algbw_GBps", "busbw_GBps", "collective", "algorithm", "correct",
+    "protocol",  "channel",           "wire_ber"};
 const std::vector<std::string> kFabricMetrics{"time_us", "replayed_flits", "fec_bytes"};
 // PCIe host cells: the report's per-operation table (host-bridge.md §4, §7).
 const std::vector<std::string> kHostColumns{"group",  "transport", "size_bytes", "ops",         "mean_us",

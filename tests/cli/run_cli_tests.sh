@@ -1612,6 +1612,27 @@ t_rifl_fabric_runs() {
     note "collectives.csv has no correct row: $(tail -1 "$out/collectives.csv")"
   grep -q '"rifl_links"' "$out/result.json" || note "result.json has no rifl_links"
   grep -q '"protocol": "rifl"' "$out/result.json" || note "result.json does not echo the protocol"
+  # The row names the protocol, channel and BER of every link (the protocol study's columns).
+  python3 - "$out/result.json" <<'PY' || note "result.json row: protocol / channel / wire_ber not rifl / independent / 0"
+import json, sys
+r = json.load(open(sys.argv[1]))["row"]
+sys.exit(0 if (r["protocol"], r["channel"], r["wire_ber"]) == ("rifl", "independent", "0") else 1)
+PY
+  # The light FEC below RIFL corrects what the CRC would otherwise send back:
+  # at BER 1e-5 frames are retransmitted without it and none with LIGHT.
+  local f
+  for f in none LIGHT; do
+    fs run "$ROOT/topologies/ring8.yaml" --set defaults.link.protocol=rifl --set defaults.link.rifl.fec=$f \
+      --set defaults.link.rifl.channel.ber=1e-5 --set workload.size=64KiB --quiet --out "$out-$f"
+    [[ $rc -eq 0 ]] || { note "fec $f: exit $rc"; show_output; return; }
+  done
+  python3 - "$out-none/result.json" "$out-LIGHT/result.json" <<'PY' || note "RIFL at 1e-5: retransmissions without FEC, none with LIGHT, protocol rifl / rifl+LIGHT"
+import json, sys
+a, b = (json.load(open(f))["row"] for f in sys.argv[1:3])
+ok = a["protocol"] == "rifl" and b["protocol"] == "rifl+LIGHT" and a["replayed_flits"] > 0 and b["replayed_flits"] == 0
+ok = ok and a["time_us"] > b["time_us"] and a["wire_ber"] == b["wire_ber"] == "1e-05"
+sys.exit(0 if ok else 1)
+PY
   [[ $(wc -l <"$out/links.csv") -eq 17 ]] || note "links.csv should have 16 directions"
   # Other collectives over RIFL links are exact too.
   local c ca
