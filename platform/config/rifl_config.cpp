@@ -161,6 +161,27 @@ void check_rifl_bounds(const Section& s0, const rifl::RiflConfig& c) {
   }
 }
 
+namespace {
+// rifl.channel as JSON: model, BER per direction, the chain's parameters.
+nlohmann::ordered_json channel_json(const rifl::RiflConfig& c) {
+  nlohmann::ordered_json ch{
+      {"model", c.channel == rifl::RiflConfig::Channel::independent ? "independent" : "gilbert-elliott"},
+      {"ber_a_to_b", c.ber_ab},
+      {"ber_b_to_a", c.ber_ba}};
+  if (c.channel == rifl::RiflConfig::Channel::gilbert_elliott)
+    ch.update({{"p_good_to_bad", c.ge.a},
+               {"p_bad_to_good", c.ge.b},
+               {"error_good", c.ge.e_good},
+               {"error_bad", c.ge.e_bad},
+               {"magnitude_good", c.ge.m_good},
+               {"magnitude_bad", c.ge.m_bad}});
+  if (c.channel == rifl::RiflConfig::Channel::gilbert_elliott && c.ge_step == rifl::RiflConfig::GeStep::flit)
+    ch["chain_step"] = "flit";
+  if (!c.errors_ba) ch["directions"] = "a-to-b";
+  return ch;
+}
+}  // namespace
+
 nlohmann::ordered_json rifl_json(const rifl::RiflConfig& c) {
   const auto d = rifl::derive(c);
   nlohmann::ordered_json j{{"frame_bits", c.frame_bits},
@@ -177,16 +198,7 @@ nlohmann::ordered_json rifl_json(const rifl::RiflConfig& c) {
                            {"slot_ns", d.slot_ns},
                            {"one_way_ns", d.one_way_ns},
                            {"delay_slots", d.delay_slots}};
-  j["channel"] = {{"model", c.channel == rifl::RiflConfig::Channel::independent ? "independent" : "gilbert-elliott"},
-                  {"ber_a_to_b", c.ber_ab},
-                  {"ber_b_to_a", c.ber_ba}};
-  if (c.channel == rifl::RiflConfig::Channel::gilbert_elliott)
-    j["channel"].update({{"p_good_to_bad", c.ge.a},
-                         {"p_bad_to_good", c.ge.b},
-                         {"error_good", c.ge.e_good},
-                         {"error_bad", c.ge.e_bad},
-                         {"magnitude_good", c.ge.m_good},
-                         {"magnitude_bad", c.ge.m_bad}});
+  j["channel"] = channel_json(c);
   if (c.fec_on)
     j["fec"] = {{"profile", c.fec.name},
                 {"overhead", c.fec.overhead},
@@ -218,19 +230,7 @@ nlohmann::ordered_json to_json(const RiflExperimentConfig& e) {
                {"slot_ns", d.slot_ns},
                {"one_way_ns", d.one_way_ns},
                {"delay_slots", d.delay_slots}};
-  j["channel"] = {{"model", c.channel == rifl::RiflConfig::Channel::independent ? "independent" : "gilbert-elliott"},
-                  {"ber_a_to_b", c.ber_ab},
-                  {"ber_b_to_a", c.ber_ba}};
-  if (c.channel == rifl::RiflConfig::Channel::gilbert_elliott)
-    j["channel"].update({{"p_good_to_bad", c.ge.a},
-                         {"p_bad_to_good", c.ge.b},
-                         {"error_good", c.ge.e_good},
-                         {"error_bad", c.ge.e_bad},
-                         {"magnitude_good", c.ge.m_good},
-                         {"magnitude_bad", c.ge.m_bad}});
-  if (c.channel == rifl::RiflConfig::Channel::gilbert_elliott && c.ge_step == rifl::RiflConfig::GeStep::flit)
-    j["channel"]["chain_step"] = "flit";
-  if (!c.errors_ba) j["channel"]["directions"] = "a-to-b";
+  j["channel"] = channel_json(c);
   if (c.fec_on)
     j["fec"] = {{"profile", c.fec.name},
                 {"overhead", c.fec.overhead},
