@@ -61,7 +61,7 @@ TEST(LinkPair, DeadlockIsDiagnosedNotHung) {
                       "link.semantics.ignore_window_flits=1000000000"});
   const auto r = sim::run_link_experiment(cfg);
   ASSERT_FALSE(r.ok);
-  EXPECT_NE(r.diagnosis.find("link_pair.port"), std::string::npos) << r.diagnosis;
+  EXPECT_NE(r.diagnosis.find("fabricsim/ualink_port: port:"), std::string::npos) << r.diagnosis;
   EXPECT_NE(r.diagnosis.find("deadlock"), std::string::npos) << r.diagnosis;
   EXPECT_NE(r.diagnosis.find("rx_expected="), std::string::npos) << r.diagnosis;
 }
