@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "models/link/core/fec_profile.h"
 #include "models/rifl/core/rifl_fabric_link.h"
 
 using namespace fabricsim::rifl;
@@ -81,6 +82,28 @@ TEST(RiflFabricLink, CleanLinkDeliversInOrderWithExactLatency) {
   EXPECT_EQ(drain(ref), got);
   EXPECT_GT(l.link().skipped_lane_slots(), 0u);
   EXPECT_EQ(ref.link().skipped_lane_slots(), 0u);
+}
+
+// A light FEC below RIFL (LIGHT: 2.5 % parity, 5 ns decode) is charged on the
+// wire as in the link experiment: a slot carries a frame and its share of the
+// codeword's parity (256 + 128 / 20 = 262.4 bits at 100 Gb/s: 2624 ps), and
+// the one-way delay grows by the codeword's time and the decoder's.
+TEST(RiflFabricLink, LightFecLengthensTheSlotAndTheOneWayDelay) {
+  RiflConfig c = fabric_link();
+  c.fec_on = true;
+  c.fec = fabricsim::link::default_fec_menu()[1];
+  ASSERT_EQ(c.fec.name, "LIGHT");
+  FabricRiflLink l(c, kFlit, 0);
+  const std::uint64_t slot_ps = 2624;  // (5120 + 128) / 20 bits at 100 Gb/s
+  ASSERT_EQ(l.slot_start_ps(1), slot_ps);
+  ASSERT_EQ(l.slot_start_ps(20), 20 * slot_ps);
+  const double one_way_ns = 80.0 + 20.0 + 5248 / 100.0 + 5.0;  // transceivers, cable, codeword, decode
+  const std::uint64_t H = static_cast<std::uint64_t>(std::ceil(one_way_ns / 2.624));
+  ASSERT_EQ(l.link().derived().delay_slots, H);
+  l.offer(0, 0);
+  const auto got = drain(l);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0], (Delivery{0, (22 / 4 + 1 + H) * slot_ps}));
 }
 
 TEST(RiflFabricLink, ScriptedFrameErrorIsReplayedGoBackNAndDeliveredLater) {

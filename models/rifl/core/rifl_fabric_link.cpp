@@ -21,8 +21,12 @@ FabricRiflLink::FabricRiflLink(RiflConfig cfg, std::uint32_t flit_bytes, std::ui
   const double rate = std::round(link_.config().lane_rate_bps);
   if (!(rate >= 1.0) || rate > 1e15) throw std::invalid_argument("lane_rate: must be in [1 b/s, 1 Pb/s]");
   if (flit_bytes_ == 0) throw std::invalid_argument("flit: must be > 0");
-  slot_num_ = static_cast<std::uint64_t>(link_.config().frame_bits) * 1'000'000'000'000ULL;
-  slot_den_ = static_cast<std::uint64_t>(rate);
+  // One slot carries a frame; with a light FEC also its share of the
+  // codeword's parity (derive(): codeword bits / frames per codeword).
+  const RiflDerived& d = link_.derived();
+  const bool fec = link_.config().fec_on;
+  slot_num_ = static_cast<std::uint64_t>(fec ? d.fec_codeword_bits : link_.config().frame_bits) * 1'000'000'000'000ULL;
+  slot_den_ = static_cast<std::uint64_t>(rate) * (fec ? d.fec_frames : 1);
 }
 
 ps_t FabricRiflLink::slot_start_ps(std::uint64_t k) const {
