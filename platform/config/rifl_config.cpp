@@ -182,29 +182,47 @@ nlohmann::ordered_json channel_json(const rifl::RiflConfig& c) {
 }
 }  // namespace
 
+namespace {
+// The rifl: parameters with their derived values (units in key names); the
+// cable's keys only where the section has them (the experiment; a fabric
+// link's cable is its propagation).
+nlohmann::ordered_json protocol_json(const rifl::RiflConfig& c, const rifl::RiflDerived& d, bool cable) {
+  nlohmann::ordered_json j{{"frame_bits", c.frame_bits}, {"lanes", c.lanes}, {"lane_rate_bps", c.lane_rate_bps}};
+  if (cable) j["cable_length_m"] = c.cable_m;
+  j["transceiver_latency_ns"] = c.transceiver_ns;
+  if (cable) j["cable_ns_per_m"] = c.cable_ns_per_m;
+  j.update({{"lane_skew_ns", c.lane_skew_ns},
+            {"retransmit_buffer_frames", d.buffer},
+            {"fc_buffer_frames", d.fc_buffer},
+            {"fc_on_frames", d.fc_on},
+            {"fc_off_frames", d.fc_off},
+            {"clock_offset_ppm", c.clock_offset_ppm},
+            {"resync_frames", c.resync_frames},
+            {"slot_ns", d.slot_ns},
+            {"one_way_ns", d.one_way_ns},
+            {"delay_slots", d.delay_slots}});
+  return j;
+}
+
+// rifl.fec (with fec_on): the profile and the codeword it gives.
+nlohmann::ordered_json fec_json(const rifl::RiflConfig& c, const rifl::RiflDerived& d) {
+  return {{"profile", c.fec.name},
+          {"overhead", c.fec.overhead},
+          {"decode_delay_ps", c.fec.decode_delay_ps},
+          {"correctable_symbols", c.fec.correctable},
+          {"symbol_bits", c.fec_symbol_bits},
+          {"codeword_data_bits", c.fec_codeword_data_bits},
+          {"codeword_bits", d.fec_codeword_bits},
+          {"frames_per_codeword", d.fec_frames},
+          {"latency_ns", d.fec_latency_ns}};
+}
+}  // namespace
+
 nlohmann::ordered_json rifl_json(const rifl::RiflConfig& c) {
   const auto d = rifl::derive(c);
-  nlohmann::ordered_json j{{"frame_bits", c.frame_bits},
-                           {"lanes", c.lanes},
-                           {"lane_rate_bps", c.lane_rate_bps},
-                           {"transceiver_latency_ns", c.transceiver_ns},
-                           {"lane_skew_ns", c.lane_skew_ns},
-                           {"retransmit_buffer_frames", d.buffer},
-                           {"fc_buffer_frames", d.fc_buffer},
-                           {"fc_on_frames", d.fc_on},
-                           {"fc_off_frames", d.fc_off},
-                           {"clock_offset_ppm", c.clock_offset_ppm},
-                           {"resync_frames", c.resync_frames},
-                           {"slot_ns", d.slot_ns},
-                           {"one_way_ns", d.one_way_ns},
-                           {"delay_slots", d.delay_slots}};
+  nlohmann::ordered_json j = protocol_json(c, d, false);
   j["channel"] = channel_json(c);
-  if (c.fec_on)
-    j["fec"] = {{"profile", c.fec.name},
-                {"overhead", c.fec.overhead},
-                {"decode_delay_ps", c.fec.decode_delay_ps},
-                {"correctable_symbols", c.fec.correctable},
-                {"latency_ns", d.fec_latency_ns}};
+  if (c.fec_on) j["fec"] = fec_json(c, d);
   return j;
 }
 
@@ -214,33 +232,9 @@ nlohmann::ordered_json to_json(const RiflExperimentConfig& e) {
   nlohmann::ordered_json j;
   j["name"] = e.name;
   j["seed"] = c.seed;
-  j["rifl"] = {{"frame_bits", c.frame_bits},
-               {"lanes", c.lanes},
-               {"lane_rate_bps", c.lane_rate_bps},
-               {"cable_length_m", c.cable_m},
-               {"transceiver_latency_ns", c.transceiver_ns},
-               {"cable_ns_per_m", c.cable_ns_per_m},
-               {"lane_skew_ns", c.lane_skew_ns},
-               {"retransmit_buffer_frames", d.buffer},
-               {"fc_buffer_frames", d.fc_buffer},
-               {"fc_on_frames", d.fc_on},
-               {"fc_off_frames", d.fc_off},
-               {"clock_offset_ppm", c.clock_offset_ppm},
-               {"resync_frames", c.resync_frames},
-               {"slot_ns", d.slot_ns},
-               {"one_way_ns", d.one_way_ns},
-               {"delay_slots", d.delay_slots}};
+  j["rifl"] = protocol_json(c, d, true);
   j["channel"] = channel_json(c);
-  if (c.fec_on)
-    j["fec"] = {{"profile", c.fec.name},
-                {"overhead", c.fec.overhead},
-                {"decode_delay_ps", c.fec.decode_delay_ps},
-                {"correctable_symbols", c.fec.correctable},
-                {"symbol_bits", c.fec_symbol_bits},
-                {"codeword_data_bits", c.fec_codeword_data_bits},
-                {"codeword_bits", d.fec_codeword_bits},
-                {"frames_per_codeword", d.fec_frames},
-                {"latency_ns", d.fec_latency_ns}};
+  if (c.fec_on) j["fec"] = fec_json(c, d);
   j["traffic"] = {{"bytes_per_direction", c.bytes_per_direction},
                   {"payload_min_bytes", c.payload_min},
                   {"payload_max_bytes", c.payload_max},
