@@ -5,11 +5,14 @@ Usage: plot_protocols.py STUDY_DIR OUT_DIR [--table]
 
 STUDY_DIR is a `fabricsim sweep` output folder of
 topologies/studies/link-protocols.yaml (or link-protocols-quick.yaml).
-Writes OUT_DIR/link_protocols.png: per channel (independent BER 1e-9, 1e-7,
-1e-5, the burst channel) and protocol the mean over seeds of goodput, P99
-latency, retransmitted bytes and reverse-channel bytes. With --table, also
-prints the Markdown table of docs/validation.md. Every value comes from the
-simulator's results.csv; nothing here is typed in.
+Writes OUT_DIR/link_protocols.png from the link leg's rows (those with a
+goodput): per channel (independent BER 1e-9, 1e-7, 1e-5, the burst channel)
+and protocol the mean over seeds of goodput, P99 latency, retransmitted bytes
+and reverse-channel bytes; and, if the study has the collective leg (rows
+with a completion time), OUT_DIR/link_protocols_ring8.png: the ring
+AllReduce's completion time per channel and protocol. With --table, also
+prints the Markdown tables of docs/validation.md (section 8 and 8.1). Every
+value comes from the simulator's results.csv; nothing here is typed in.
 """
 import csv
 import sys
@@ -29,9 +32,14 @@ def channel_label(r):
     return "burst (G-E)" if r["channel"] == "gilbert-elliott" else "BER " + r["wire_ber"].replace("e-0", "e-")
 
 
-def load(d):
+RING_METRICS = [("time_us", "AllReduce time (us)", True), ("busbw_GBps", "bus bandwidth (GB/s)", False),
+                ("replayed_flits", "replayed", True)]
+
+
+def load(d, metrics=METRICS):
+    """Means over seeds per (channel, protocol) of the rows of the leg whose first metric is set."""
     with open(Path(d) / "results.csv") as f:
-        rows = list(csv.DictReader(f))
+        rows = [r for r in csv.DictReader(f) if r.get(metrics[0][0], "") != ""]
     chans, protos = OrderedDict(), OrderedDict()
     means = {}
     for r in rows:
@@ -42,7 +50,7 @@ def load(d):
     out = {}
     for k, rs in means.items():
         out[k] = {m: sum(float(x[m]) for x in rs if x[m] != "") / max(1, sum(1 for x in rs if x[m] != ""))
-                  for m, _, _ in METRICS}
+                  for m, _, _ in metrics}
         out[k]["seeds"] = len(rs)
     return list(chans), list(protos), out
 
@@ -74,6 +82,41 @@ def plot(d, out):
     fig.savefig(Path(out) / "link_protocols.png", dpi=110)
 
 
+def plot_ring(d, out):
+    chans, protos, v = load(d, RING_METRICS)
+    if not v:
+        return False
+    fig, ax = plt.subplots(figsize=(11, 4.5))
+    w = 0.8 / len(protos)
+    for i, p in enumerate(protos):
+        xs = [j + (i - (len(protos) - 1) / 2) * w for j in range(len(chans))]
+        ax.bar(xs, [v[(c, p)]["time_us"] if (c, p) in v else 0 for c in chans], w, label=p)
+    ax.set_xticks(range(len(chans)))
+    ax.set_xticklabels(chans)
+    ax.set_yscale("log")
+    ax.set_ylabel("AllReduce 8 MiB completion time (us)")
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title("ring8 AllReduce of 8 MiB per rank over UALink replay vs RIFL links (mean over seeds)")
+    fig.tight_layout()
+    fig.savefig(Path(out) / "link_protocols_ring8.png", dpi=110)
+    return True
+
+
+def table_ring(d):
+    chans, protos, v = load(d, RING_METRICS)
+    if not v:
+        return
+    print()
+    print("| channel | protocol | time us | busbw GB/s | replayed |")
+    print("|---|---|---|---|---|")
+    for c in chans:
+        for p in protos:
+            if (c, p) in v:
+                x = v[(c, p)]
+                print(f"| {c} | {p} | {x['time_us']:.1f} | {x['busbw_GBps']:.2f} | {x['replayed_flits']:.0f} |")
+
+
 def table(d):
     chans, protos, v = load(d)
     print("| channel | protocol | goodput Gb/s | P99 ns | retransmitted KB | reverse KB |")
@@ -91,5 +134,7 @@ if __name__ == "__main__":
     if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
     plot(sys.argv[1], sys.argv[2])
+    plot_ring(sys.argv[1], sys.argv[2])
     if len(sys.argv) == 4 and sys.argv[3] == "--table":
         table(sys.argv[1])
+        table_ring(sys.argv[1])

@@ -404,7 +404,7 @@ nlohmann::ordered_json switches_json(const FabricPlatform& plat) {
 
 // result.json: status, config echo, collective, schedule report, fabric totals, switches, the study row.
 // The link protocol of every link, as the protocol comparison's row keys
-// (topologies/studies/link-protocols-ring8.yaml): protocol = ualink-<policy>
+// (the collective leg of topologies/studies/link-protocols.yaml): protocol = ualink-<policy>
 // | rifl | rifl+<FEC profile>, channel = gilbert-elliott | independent,
 // wire_ber = the independent channel's bit-error rate ("" otherwise); "mixed"
 // where the links differ.

@@ -63,6 +63,18 @@ std::vector<std::uint64_t> read_seeds(config::Section& s, const std::string& key
 }
 }  // namespace
 
+const std::vector<std::string>& variant_metrics(const Study& st, const StudyVariant& v) {
+  return v.metrics.empty() ? st.metrics : v.metrics;
+}
+
+std::vector<std::string> all_metrics(const Study& st) {
+  std::vector<std::string> out = st.metrics;
+  for (const auto& v : st.variants)
+    for (const auto& m : v.metrics)
+      if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
+  return out;
+}
+
 namespace {
 
 // A variant's fabric file, run kind and policies (its own or the study's).
@@ -114,11 +126,14 @@ void study_policies_and_seeds(config::Section& s, const RunKind& kind, Study& st
   if (st.seeds.empty()) st.seeds = {1};
 }
 
-// Every study column is a key of a `kind_name` run's result row (or "variant").
-void check_columns(config::Section& s, const Study& st, const RunKind& k, const std::string& kind_name) {
+// Every study column is a key of a `kind_name` run's result row (or
+// "variant"), except `exempt` ones (other variants' metrics, left empty).
+void check_columns(config::Section& s, const Study& st, const RunKind& k, const std::string& kind_name,
+                   const std::vector<std::string>& exempt) {
   const std::vector<std::string>& row_keys = k.row_keys;
   for (const auto& c : st.columns)
-    if (c != "variant" && std::find(row_keys.begin(), row_keys.end(), c) == row_keys.end()) {
+    if (c != "variant" && std::find(row_keys.begin(), row_keys.end(), c) == row_keys.end() &&
+        std::find(exempt.begin(), exempt.end(), c) == exempt.end()) {
       std::string known;
       for (const auto& rk : row_keys) known += (known.empty() ? "" : ", ") + rk;
       known += ", variant";
@@ -126,16 +141,24 @@ void check_columns(config::Section& s, const Study& st, const RunKind& k, const 
     }
 }
 
-// study.columns (keys of the kind's result row, or "variant") and metrics (among the columns).
+// `metrics:` of section `s`: each one of the study's columns, each once.
+std::vector<std::string> read_metrics(config::Section& s, const Study& st, const std::vector<std::string>& dflt) {
+  std::vector<std::string> metrics = s.strings("metrics", dflt);
+  for (const auto& m : metrics)
+    if (std::find(st.columns.begin(), st.columns.end(), m) == st.columns.end())
+      s.fail("metrics", fmt::format("metric '{}' is not one of the columns", m));
+  if (std::set<std::string>(metrics.begin(), metrics.end()).size() != metrics.size())
+    s.fail("metrics", "a metric is listed twice");
+  return metrics;
+}
+
+// study.columns (keys of the kind's result row, or "variant": checked per
+// variant once every variant's metrics are known) and metrics (among the columns).
 void study_columns(config::Section& s, const RunKind& kind, Study& st) {
   const bool no_policy = !kind.has_policy();
   st.explicit_columns = s.has("columns");
   st.columns = s.strings("columns", kind.default_columns);
-  check_columns(s, st, kind, st.fabric_kind);
-  st.metrics = s.strings("metrics", kind.default_metrics);
-  for (const auto& m : st.metrics)
-    if (std::find(st.columns.begin(), st.columns.end(), m) == st.columns.end())
-      s.fail("metrics", fmt::format("metric '{}' is not one of the columns", m));
+  st.metrics = read_metrics(s, st, kind.default_metrics);
   const bool has_protocol = std::find(st.columns.begin(), st.columns.end(), "protocol") != st.columns.end();
   for (const auto& need : {"policy", "seed"})
     if (!no_policy && std::find(st.columns.begin(), st.columns.end(), need) == st.columns.end() &&
@@ -172,13 +195,7 @@ const RunKind& variant_fabric_and_policies(config::Section& v, const std::string
     if (!config::is_file(sv.fabric)) v.fail("fabric", fmt::format("fabric file '{}' not found", sv.fabric));
     sv.fabric_kind = fabric::fabric_kind(config::load_document(sv.fabric));
     vkind = &run_kind(sv.fabric_kind);
-    if (st.explicit_columns) {
-      try {
-        check_columns(v, st, *vkind, sv.fabric_kind);
-      } catch (const config::ConfigError& e) {
-        v.fail("fabric", fmt::format("the study's columns do not fit this fabric: {}", e.what()));
-      }
-    } else if (vkind != &kind) {
+    if (!st.explicit_columns && vkind != &kind) {
       v.fail("fabric", fmt::format("a {} fabric beside the study's {} one needs the study to list its `columns:` "
                                    "(keys both kinds' rows have, e.g. protocol, goodput_gbps)",
                                    sv.fabric_kind, st.fabric_kind));
@@ -203,9 +220,10 @@ const RunKind& variant_fabric_and_policies(config::Section& v, const std::string
   return *vkind;
 }
 
-// study.variants: named sets of assignments (and seeds, a fabric, policies), each name once.
+// study.variants: named sets of assignments (and seeds, a fabric, policies,
+// metrics), each name once; `sections` receives each variant's section.
 std::vector<StudyVariant> declared_variants(config::Section& s, const std::string& path, const RunKind& kind,
-                                            const Study& st) {
+                                            const Study& st, std::vector<config::Section>& sections) {
   std::set<std::string> names;
   std::vector<StudyVariant> declared;
   for (auto& v : s.list("variants")) {
@@ -217,10 +235,38 @@ std::vector<StudyVariant> declared_variants(config::Section& s, const std::strin
     sv.assignments = v.assignments("set");
     reject_axis_keys(v, "set", sv.assignments, vkind.policy_key);
     sv.seeds = read_seeds(v, "seeds", false);
+    if (v.has("metrics")) {
+      sv.metrics = read_metrics(v, st, {});
+      if (sv.metrics.empty()) v.fail("metrics", "at least one metric is required (or leave `metrics` out)");
+    }
     v.finish();
     declared.push_back(sv);
+    sections.push_back(v);
   }
   return declared;
+}
+
+// Every column fits every variant's rows: a key of its run kind's row, or
+// "variant", or another variant's metric (then empty in its rows). Errors at
+// the study's `columns` for its own fabric, at a variant's `fabric` for another.
+void check_variant_columns(config::Section& s, std::vector<config::Section>& sections, const Study& st) {
+  const std::vector<std::string> every = all_metrics(st);
+  for (std::size_t i = 0; i < st.variants.size(); ++i) {
+    const StudyVariant& v = st.variants[i];
+    const auto& own = variant_metrics(st, v);
+    std::vector<std::string> exempt;
+    for (const auto& m : every)
+      if (std::find(own.begin(), own.end(), m) == own.end()) exempt.push_back(m);
+    if (v.fabric.empty()) {
+      check_columns(s, st, variant_kind(st, v), st.fabric_kind, exempt);
+      continue;
+    }
+    try {
+      check_columns(sections[i], st, variant_kind(st, v), v.fabric_kind, exempt);
+    } catch (const config::ConfigError& e) {
+      sections[i].fail("fabric", fmt::format("the study's columns do not fit this fabric: {}", e.what()));
+    }
+  }
 }
 
 using Grid = std::vector<std::pair<std::string, std::vector<std::string>>>;
@@ -293,9 +339,12 @@ Study load_study(const std::string& path) {
   st.common = s.assignments("set");
   study_columns(s, kind, st);
   reject_axis_keys(s, "set", st.common, kind.policy_key);
-  std::vector<StudyVariant> declared = declared_variants(s, path, kind, st);
+  std::vector<config::Section> sections;
+  std::vector<StudyVariant> declared = declared_variants(s, path, kind, st, sections);
   st.declared_variants = !declared.empty();
-  if (declared.empty()) declared.push_back({"", {}, {}});
+  if (declared.empty()) declared.push_back(StudyVariant{});
+  st.variants = declared;
+  check_variant_columns(s, sections, st);
   // grid: key.path: [v1, v2, ...] -> cartesian product with the variants.
   const Grid grid = study_grid(*doc, s, kind.policy_key);
   s.finish();
@@ -879,9 +928,18 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
 
 namespace {
 
-// Every point's result.json, each with every listed column in its row; exit
-// status 3 (after the message) if one is missing, else 0.
+// Whether column `c` is a metric of some variant but not of point `pt`'s
+// (its rows may lack it: written empty, not summarised).
+bool foreign_metric(const Study& st, const std::vector<std::string>& every, const Point& pt, const std::string& c) {
+  const auto& own = variant_metrics(st, st.variants[pt.cell]);
+  return std::find(every.begin(), every.end(), c) != every.end() && std::find(own.begin(), own.end(), c) == own.end();
+}
+
+// Every point's result.json, each with every listed column in its row (but
+// other variants' metrics); exit status 3 (after the message) if one is
+// missing, else 0.
 int read_results(const Study& st, const std::vector<Point>& points, std::vector<nlohmann::json>& results) {
+  const std::vector<std::string> every = all_metrics(st);
   for (const auto& pt : points) {
     std::string text;
     if (!read_file(fs::path(pt.dir) / "result.json", text)) {
@@ -891,7 +949,7 @@ int read_results(const Study& st, const std::vector<Point>& points, std::vector<
     results.push_back(nlohmann::json::parse(text));
     const auto& row = results.back().at("row");
     for (const auto& c : st.columns)
-      if (c != "variant" && !row.contains(c)) {
+      if (c != "variant" && !row.contains(c) && !foreign_metric(st, every, pt, c)) {
         std::cerr << fmt::format("error: column '{}' is not in {}/result.json (row keys: {})\n", c, pt.dir, row.dump());
         return 3;
       }
@@ -908,13 +966,14 @@ void leading_columns(const Study& st, const std::vector<Point>& points, const st
   const bool has_col_seed = std::find(st.columns.begin(), st.columns.end(), "seed") != st.columns.end();
   variant_col = st.variants.size() > 1 && !st.explicit_columns && !has_col_variant;
   seed_col = false;
+  const std::vector<std::string> every = all_metrics(st);
   std::map<std::string, std::size_t> seen;  // non-metric values -> first point
   for (std::size_t i = 0; i < points.size(); ++i) {
     std::string key;
     for (const auto& c : st.columns)
       if (c == "variant")
         key += pt_variant_text(points[i]) + ",";
-      else if (std::find(st.metrics.begin(), st.metrics.end(), c) == st.metrics.end())
+      else if (std::find(every.begin(), every.end(), c) == every.end())
         key += cell_text(results[i].at("row").at(c)) + ",";
     auto [it, fresh] = seen.emplace(key, i);
     if (fresh) continue;
@@ -932,6 +991,7 @@ struct Cells {
   std::map<std::string, std::vector<stats::Sample>> samples;
   std::map<std::string, nlohmann::ordered_json> incomplete;  // points without a metric (terminal failure)
   std::map<std::string, std::size_t> variant;                // cell key -> index of its study variant
+  std::map<std::string, nlohmann::ordered_json> protocols;   // cell key -> {policy: protocol} (a protocol column)
   nlohmann::ordered_json estimates = nlohmann::ordered_json::array();  // link runs' channel estimates
 };
 
@@ -962,9 +1022,11 @@ void add_to_cell(const Study& st, const Point& pt, const nlohmann::json& j, cons
   const std::string k = std::to_string(pt.cell) + key.dump();
   if (!cells.samples.count(k)) cells.keys.emplace_back(k, key);
   cells.variant[k] = pt.cell;
+  if (std::find(st.columns.begin(), st.columns.end(), "protocol") != st.columns.end() && row.contains("protocol"))
+    cells.protocols[k][pt.policy] = row.at("protocol");
   stats::Sample s{pt.policy, pt.seed, {}};
   bool complete = true;
-  for (const auto& m : st.metrics) {
+  for (const auto& m : variant_metrics(st, st.variants[pt.cell])) {
     if (row.at(m).is_null())
       complete = false;
     else
@@ -982,11 +1044,12 @@ void add_to_cell(const Study& st, const Point& pt, const nlohmann::json& j, cons
 // results.csv (one row per point, columns from result.json "row") and the cells.
 std::string results_csv(const Study& st, const std::vector<Point>& points, const std::vector<nlohmann::json>& results,
                          Cells& cells) {
+  const std::vector<std::string> every = all_metrics(st);
   std::vector<std::string> axes;
   for (const auto& c : st.columns)
-    if (c != "policy" && c != "seed" && c != "variant" && c != "correct" &&
-        std::find(st.metrics.begin(), st.metrics.end(), c) == st.metrics.end())
-      axes.push_back(c);
+    if (c != "policy" && c != "protocol" && c != "seed" && c != "variant" && c != "correct" &&
+        std::find(every.begin(), every.end(), c) == every.end())
+      axes.push_back(c);  // protocol: the policy's stand-in (ualink-<policy>), not an axis
   bool variant_col = false, seed_col = false;
   leading_columns(st, points, results, variant_col, seed_col);
   std::ostringstream csv;
@@ -1001,7 +1064,8 @@ std::string results_csv(const Study& st, const std::vector<Point>& points, const
     if (seed_col) csv << pt.seed << ",";
     for (std::size_t i = 0; i < st.columns.size(); ++i) {
       const auto& c = st.columns[i];
-      csv << (i ? "," : "") << (c == "variant" ? pt_variant_text(pt) : cell_text(row.at(c)));
+      csv << (i ? "," : "")
+          << (c == "variant" ? pt_variant_text(pt) : row.contains(c) ? cell_text(row.at(c)) : std::string());
     }
     csv << "\n";
     add_to_cell(st, pt, results[pi], axes, cells);
@@ -1013,7 +1077,11 @@ std::string results_csv(const Study& st, const std::vector<Point>& points, const
 // statistics only if every policy has a complete point for it (a terminal
 // failure leaves no completion time).
 void summarize_cell(const Study& st, Cells& cells, const std::string& k, nlohmann::ordered_json& into) {
-  const auto& policies = variant_policies(st, st.variants[cells.variant[k]]);
+  const StudyVariant& variant = st.variants[cells.variant[k]];
+  const auto& policies = variant_policies(st, variant);
+  const auto& metrics = variant_metrics(st, variant);
+  if (!variant.metrics.empty()) into["metrics"] = metrics;
+  if (cells.protocols.count(k)) into["protocol_of_group"] = cells.protocols[k];
   std::map<std::uint64_t, std::size_t> count;
   for (const auto& smp : cells.samples[k]) ++count[smp.seed];
   std::vector<stats::Sample> paired;
@@ -1033,7 +1101,7 @@ void summarize_cell(const Study& st, Cells& cells, const std::string& k, nlohman
     into["paired_deltas"] = nullptr;
     return;
   }
-  auto s = stats::summarize(paired, st.metrics, policies);
+  auto s = stats::summarize(paired, metrics, policies);
   into["groups"] = s["groups"];
   into["paired_deltas"] = s["paired_deltas"];
 }
@@ -1044,7 +1112,7 @@ nlohmann::ordered_json summary_json(const Study& st, const std::vector<Point>& p
   summary["study"] = st.name;
   summary["fabric"] = st.fabric;
   summary["points"] = points.size();
-  summary["metrics"] = st.metrics;
+  summary["metrics"] = all_metrics(st);
   summary["ci"] = "per-group means: Student t 95 %; paired deltas (a - b, paired by seed): normal approximation 95 %";
   if (cells.keys.size() == 1 && st.variants.size() == 1 && st.variants[0].name.empty()) {
     summarize_cell(st, cells, cells.keys.front().first, summary);

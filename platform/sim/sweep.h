@@ -21,6 +21,11 @@ struct StudyVariant {
   std::string fabric;
   std::string fabric_kind;            ///< kind of `fabric` (empty = the study's)
   std::vector<std::string> policies;  ///< empty = the study's (or "none" for a kind without a policy)
+  /// The variant's own `metrics:` (empty = the study's). Columns that are
+  /// another variant's metrics and not keys of this variant's rows are
+  /// written empty for its points, so a link leg's goodput and a collective
+  /// leg's completion time share one results.csv.
+  std::vector<std::string> metrics;
 };
 
 /// A parsed study file (docs/user-guide.md, "Studies").
@@ -38,6 +43,12 @@ struct Study {
   std::vector<std::string> columns;    ///< results.csv columns, read from each point's result.json "row"
   std::vector<std::string> metrics;    ///< numeric columns summarised per cell; the others (but policy, seed) are axes
 };
+
+/// The metrics of variant `v`: its own `metrics:` or the study's.
+const std::vector<std::string>& variant_metrics(const Study& st, const StudyVariant& v);
+/// Every variant's metrics, the study's first, each once (= study.metrics
+/// unless a variant lists its own).
+std::vector<std::string> all_metrics(const Study& st);
 
 /// Parse and fully validate a study: the study file itself and the fabric
 /// under every variant x policy. Throws config::ConfigError (file:line:key).

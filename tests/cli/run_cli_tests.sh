@@ -56,9 +56,10 @@ note() {  # record a failure reason for the current check
   diag+="# $*"$'\n'
 }
 
-check() {  # check "description" function [args...]
+check() {  # check "description" function [args...]; CLI_ONLY=ERE runs only matching checks
   local desc=$1
   shift
+  [[ -z ${CLI_ONLY:-} || $desc =~ $CLI_ONLY ]] || return 0
   n=$((n + 1))
   bad=0
   diag=""
@@ -1601,6 +1602,60 @@ EOF2
   expect_bad_input "$RES/mix3" "mix3.yaml:8:" "'p99_us' is not a result column of a rifl-link run"
 }
 check "study variants of another run kind: columns required and checked, no policies on rifl-link: exit 2, file:line:key" t_protocols_bad_study
+t_per_variant_metrics() {
+  # A link leg and a collective leg in one study: each variant's own metrics,
+  # the other leg's cells empty, each cell summarised on its variant's metrics.
+  cat >"$FX/legs.yaml" <<EOF2
+study:
+  name: legs
+  fabric: $ROOT/topologies/link-protocols-ualink.yaml
+  policies: [fixed-strong, preface]
+  seeds: {first: 1, count: 2}
+  columns: [variant, protocol, seed, goodput_gbps, time_us]
+  metrics: [goodput_gbps]
+  variants:
+    - {name: link, set: {traffic.flits: 2000}}
+    - {name: ring, fabric: $ROOT/topologies/ring8.yaml, metrics: [time_us], set: {workload.size: 64KiB, workload.data: false}}
+EOF2
+  fs sweep "$FX/legs.yaml" --jobs 2 --out "$RES/legs"
+  [[ $rc -eq 0 ]] || { note "sweep exit $rc"; show_output; return; }
+  local why
+  why=$(python3 - "$RES/legs" 2>&1 <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+hdr = open(d + "/results.csv").readline().strip()
+if hdr != "variant,protocol,seed,goodput_gbps,time_us": sys.exit("header is " + hdr)
+rows = list(csv.DictReader(open(d + "/results.csv")))
+if len(rows) != 8: sys.exit("expected 8 rows, got %d" % len(rows))
+for r in rows:
+    link = r["variant"] == "link"
+    if link and not (r["time_us"] == "" and float(r["goodput_gbps"]) > 0): sys.exit("link row %r" % r)
+    if not link and not (r["goodput_gbps"] == "" and float(r["time_us"]) > 0): sys.exit("ring row %r" % r)
+s = json.load(open(d + "/summary.json"))
+if s["metrics"] != ["goodput_gbps", "time_us"]: sys.exit("summary metrics %r" % s["metrics"])
+cells = {c["variant"]: c for c in s["cells"]}
+if set(cells) != {"link", "ring"}: sys.exit("cells %r" % list(cells))
+if "metrics" in cells["link"] or cells["ring"]["metrics"] != ["time_us"]: sys.exit("cell metrics")
+for v, m in [("link", "goodput_gbps"), ("ring", "time_us")]:
+    g = cells[v]["groups"]
+    if set(g) != {"fixed-strong", "preface"} or any(g[p]["n"] != 2 for p in g): sys.exit("%s groups %r" % (v, g))
+    if set(g["preface"]["metrics"]) != {m}: sys.exit("%s summarised %r" % (v, list(g["preface"]["metrics"])))
+    mean = sum(float(r[m]) for r in rows if r["variant"] == v and r["protocol"] == "ualink-preface") / 2
+    if abs(g["preface"]["metrics"][m]["mean"] - mean) > 1e-3: sys.exit("%s mean %r vs rows %r" % (v, g, mean))
+    if cells[v]["protocol_of_group"] != {"fixed-strong": "ualink-fixed-strong", "preface": "ualink-preface"}:
+        sys.exit("protocol_of_group %r" % cells[v]["protocol_of_group"])
+    if len(cells[v]["paired_deltas"]) != 2: sys.exit("%s paired deltas (both orders)" % v)
+PY
+  ) || note "legs: $why"
+  # Bad input: a variant metric that is not a column; one its run kind's rows lack.
+  sed -e 's/metrics: \[time_us\]/metrics: [busbw_GBps]/' "$FX/legs.yaml" >"$FX/legs2.yaml"
+  fs sweep "$FX/legs2.yaml" --out "$RES/legs2"
+  expect_bad_input "$RES/legs2" "legs2.yaml:10:" "metrics" "busbw_GBps" "not one of the columns"
+  sed -e 's/metrics: \[time_us\]/metrics: [time_us, goodput_gbps]/' "$FX/legs.yaml" >"$FX/legs3.yaml"
+  fs sweep "$FX/legs3.yaml" --out "$RES/legs3"
+  expect_bad_input "$RES/legs3" "legs3.yaml:10:" "fabric" "'goodput_gbps' is not a result column of a ring run"
+}
+check "a study of a link leg and a collective leg: per-variant metrics, the other leg's cells empty; bad metrics exit 2" t_per_variant_metrics
 check "link-protocols: rifl.fec: bogus, link.channel.ber: 2, ber without model independent: exit 2, file:line:key" t_protocols_bad_input
 check "link-protocols-quick: protocol column, goodput and latency as the framing implies, RIFL's reverse bytes below UALink's" t_protocols_quick_study
 # --- RIFL links in fabrics (link.protocol: rifl) ------------------------------
