@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
+#include <set>
 #include <stdexcept>
 
 #include "models/fabric/core/fabric_engine.h"
@@ -205,6 +207,7 @@ void FabricPlatform::build_kernel(const fabric::FabricRunConfig& cfg,
     el.push_back({l.a, l.b, l.a_port, l.b_port, l.link, l.id, l.proto.protocol, l.proto.rifl});
   auto engine = std::make_unique<fabric_core::FabricEngine>(std::move(en), std::move(el), cfg.seed,
                                                             std::make_shared<GraphRouting>(graph));
+  engine_ = engine.get();
   // External initiators in rank order: socket k is endpoint N + k.
   std::sort(inits_.begin(), inits_.end());
   models::fabric_kernel::tlm_boundary b;
@@ -212,6 +215,34 @@ void FabricPlatform::build_kernel(const fabric::FabricRunConfig& cfg,
   b.map = sim::address_map(cfg);
   bind_kernel(std::make_unique<models::fabric_kernel>("fabric", std::move(engine), N, rank_names(), cfg.deadline_ps,
                                                       0, std::move(b)));
+}
+
+void FabricPlatform::trace_rifl_recoveries(report::TraceWriter& trace) {
+  auto named = std::make_shared<std::set<int>>();  // tracks named so far (at their first span)
+  int next_track = 1;
+  for (std::size_t d = 0; d + 1 < engine_->directions(); d += 2) {
+    rifl::FabricRiflLink* rl = engine_->rifl_link(d);
+    if (!rl) continue;
+    if (next_track == 1) trace.name_process(2, "RIFL link recoveries (go-back-N)");
+    const fabric_core::DirectionStats ds = engine_->direction_stats(d);
+    auto bare = [](const std::string& n) { return n.rfind("fabric.", 0) == 0 ? n.substr(7) : n; };
+    const std::string link = bare(ds.from) + "-" + bare(ds.to);
+    const int base = next_track;  // lane l, direction x: track base + 2 l + x
+    next_track += static_cast<int>(2 * rl->link().config().lanes);
+    rl->link().set_recovery_observer([&trace, rl, base, link, named](const rifl::RecoveryEvent& e) {
+      const int tid = base + static_cast<int>(2 * e.lane) + e.dir;
+      const char* dir = e.dir ? "B->A" : "A->B";
+      if (named->insert(tid).second) trace.name_thread(2, tid, fmt::format("{} lane {} {}", link, e.lane, dir));
+      const std::uint64_t start = rl->slot_start_ps(e.start_slot), end = rl->slot_start_ps(e.end_slot);
+      trace.span(fmt::format("retransmission: {} frames replayed", e.replayed), "retransmit", 2, tid, start,
+                 end - start,
+                 {{"link", link},
+                  {"lane", e.lane},
+                  {"direction", dir},
+                  {"replayed_frames", e.replayed},
+                  {"slots", e.end_slot - e.start_slot}});
+    });
+  }
 }
 
 tlm::tlm_target_socket<32>& FabricPlatform::target_socket(const std::string& node) {

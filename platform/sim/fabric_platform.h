@@ -22,6 +22,10 @@
 namespace fabricsim::models {
 class ualink_switch;
 }
+namespace fabricsim::fabric_core {
+class FabricEngine;
+}
+
 namespace fabricsim::fabric {
 class FabricGraph;
 }
@@ -77,12 +81,20 @@ class FabricPlatform : public KernelPlatform {
   /// tlm-initiator has that id.
   tlm::tlm_target_socket<32>& target_socket(const std::string& node);
 
+  /// --trace: every recovery (go-back-N episode) of a RIFL link's lane as a
+  /// span on track (2, k) of that link, lane and direction ("acc0-acc1 lane
+  /// 2 A->B", named at its first span), from the slot the retransmission
+  /// starts to the slot the lane is back to normal, in simulated ps. Call
+  /// before simulate(); no-op on a fabric without RIFL links.
+  void trace_rifl_recoveries(report::TraceWriter& trace);
+
  private:
   std::vector<models::ualink_switch*> build_modules(const fabric::FabricRunConfig& cfg);
   void build_kernel(const fabric::FabricRunConfig& cfg, const std::shared_ptr<const fabric::FabricGraph>& graph,
                     const std::vector<models::ualink_switch*>& switch_of);
 
   std::vector<std::pair<int, std::string>> inits_;  ///< tlm-initiators (rank, node id), sorted by rank
+  fabric_core::FabricEngine* engine_ = nullptr;     ///< the kernel's timing core (owned by the kernel)
 };
 
 }  // namespace fabricsim::sim

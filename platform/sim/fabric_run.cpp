@@ -540,7 +540,10 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
   set_programs(c, acc, program, timing);
 
   FabricRunResult res;
-  if (trace) plat.trace_operations(*trace);
+  if (trace) {
+    plat.trace_operations(*trace);
+    plat.trace_rifl_recoveries(*trace);
+  }
   res.diagnosis = plat.simulate(progress, [](std::uint64_t sim_ps, std::uint64_t done) {
     return fmt::format("{:.1f} us simulated, {} transfers done", sim_ps / 1e6, done);
   });

@@ -1733,6 +1733,38 @@ t_rifl_fabric_no_progress() {
 check "ring8 with --set defaults.link.protocol=rifl: exit 0, every collective correct, rifl_links in result.json" t_rifl_fabric_runs
 check "RIFL links: bad protocol, unknown rifl key, lane_rate, small buffer, UALink-only key, rifl: on ualink: exit 2, file:line:key" t_rifl_fabric_bad_input
 check "a RIFL link that cannot progress ends the fabric run with a diagnosis (exit 3)" t_rifl_fabric_no_progress
+t_rifl_fabric_trace() {
+  # --trace on RIFL links: one span per recovery; together they replay exactly
+  # the frames result.json counts as retransmitted; the run is unchanged by tracing.
+  local a=(run "$ROOT/topologies/ring8.yaml" --set defaults.link.protocol=rifl --set defaults.link.rifl.channel.ber=1e-7
+    --set workload.size=1MiB --quiet)
+  fs "${a[@]}" --trace --out "$RES/rtr1"
+  [[ $rc -eq 0 ]] || { note "exit $rc"; show_output; return; }
+  fs "${a[@]}" --out "$RES/rtr2"
+  cmp -s "$RES/rtr1/collectives.csv" "$RES/rtr2/collectives.csv" || note "collectives.csv differs with --trace"
+  cmp -s "$RES/rtr1/links.csv" "$RES/rtr2/links.csv" || note "links.csv differs with --trace"
+  local why
+  why=$(python3 - "$RES/rtr1" 2>&1 <<'PY'
+import json, sys
+d = sys.argv[1]
+r = json.load(open(d + "/result.json"))
+ev = json.load(open(d + "/trace.json"))["traceEvents"]
+spans = [e for e in ev if e.get("cat") == "retransmit"]
+names = {e["tid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("pid") == 2 and e["name"] == "thread_name"}
+want = sum(l["retransmitted_frames"] for l in r["rifl_links"])
+if not spans or want == 0: sys.exit("no recoveries to trace (%d spans, %d frames)" % (len(spans), want))
+got = sum(e["args"]["replayed_frames"] for e in spans)
+if got != want: sys.exit("spans replay %d frames, result.json retransmitted %d" % (got, want))
+for e in spans:
+    a = e["args"]
+    n = names.get(e["tid"])
+    if n != "%s lane %d %s" % (a["link"], a["lane"], a["direction"]): sys.exit("track %r named %r" % (e["tid"], n))
+    if not (e["pid"] == 2 and e["dur"] > 0 and 0 <= e["ts"]): sys.exit("span %r" % e)
+if len(spans) > sum(l["recoveries"] for l in r["rifl_links"]): sys.exit("more spans than recoveries")
+PY
+  ) || note "trace: $why"
+}
+check "--trace on RIFL fabric links: a span per recovery, replaying exactly the retransmitted frames; results unchanged" t_rifl_fabric_trace
 
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -302,6 +302,10 @@ bool FabricEngine::run_rifl(std::size_t d, ps_t t, ps_t& limit, std::vector<Comp
   return false;
 }
 
+rifl::FabricRiflLink* FabricEngine::rifl_link(std::size_t d) {
+  return dirs_.at(d).rifl ? dirs_[d].rifl->link : nullptr;
+}
+
 DirectionStats FabricEngine::direction_stats(std::size_t d) const {
   const Direction& dir = dirs_[d];
   const std::uint64_t max_input = dir.to_component ? dir.to_component->max_input_flits(dir.to_port) : dir.max_relay;

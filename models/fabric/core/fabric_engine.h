@@ -136,6 +136,10 @@ class FabricEngine : public TimingCore {
   bool stalled() const override { return stalled_dir_ >= 0; }
   std::size_t directions() const { return dirs_.size(); }
   DirectionStats direction_stats(std::size_t d) const;
+  /// The RIFL link carrying direction `d` (directions 2i and 2i + 1 are
+  /// link i of the constructor's list), nullptr for a UALink direction: for
+  /// observers such as trace spans of its recoveries (set before run()).
+  rifl::FabricRiflLink* rifl_link(std::size_t d);
   /// Multi-line state dump: open transfers, every non-idle link direction.
   std::string diagnosis() const override;
 
