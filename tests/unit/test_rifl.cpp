@@ -72,6 +72,52 @@ TEST(RiflCrc12, WeightDistributionEvenOnlyAndMonteCarlo) {
   EXPECT_GT(undetected, 20u);
 }
 
+// The hit-frame fast path (syndrome table, payload kind from the error
+// pattern) gives what parse() gives on the built and flipped bits: every
+// frame size and kind, sparse and dense error patterns, header flips, and
+// patterns turning one reserved payload into another.
+TEST(RiflFrames, HitViewEqualsBuildAndParse) {
+  std::uint64_t rng = 12345;
+  auto next = [&] { return rng = fabricsim::link::mix64(rng + 0x9E3779B97F4A7C15ULL); };
+  const FrameKind kinds[] = {FrameKind::data_valid, FrameKind::data_idle,  FrameKind::fc_pause,    FrameKind::fc_resume,
+                             FrameKind::ctrl_idle,  FrameKind::ctrl_pause, FrameKind::ctrl_retrans};
+  std::uint64_t fallbacks_exercised = 0;
+  for (std::uint32_t F : {128u, 256u, 512u, 1024u}) {
+    FrameCodec codec(F);
+    for (int trial = 0; trial < 4000; ++trial) {
+      const FrameKind k = kinds[next() % 7];
+      const std::uint64_t counter = next(), content = next();
+      std::vector<std::uint16_t> flips;
+      const int mode = trial % 5;
+      if (mode <= 2) {  // 1..(mode * 3 + 1) random bits
+        const int n = 1 + static_cast<int>(next() % (mode * 3 + 1));
+        for (int i = 0; i < n; ++i) flips.push_back(static_cast<std::uint16_t>(next() % F));
+      } else if (mode == 3) {  // header bits only, or all four
+        for (std::uint16_t p = 0; p < 4; ++p)
+          if ((next() & 1) || trial % 10 == 3) flips.push_back(p);
+      } else {  // turn the payload into another reserved pattern / key (every chunk hit)
+        const auto sent = codec.build(k, counter, content);
+        const auto target = codec.build(kinds[next() % 7], counter, content);
+        for (std::uint16_t p = 4; p < F - 12; ++p)
+          if (((sent[p >> 6] ^ target[p >> 6]) >> (63 - (p & 63))) & 1) flips.push_back(p);
+        if (next() & 1) flips.push_back(static_cast<std::uint16_t>(F - 1 - next() % 12));
+        ++fallbacks_exercised;
+      }
+      std::sort(flips.begin(), flips.end());
+      const auto sent = codec.build(k, counter, content);
+      auto rx = sent;
+      for (auto p : flips) rx[p >> 6] ^= 1ULL << (63 - (p & 63));
+      const RxView a = codec.parse(rx, sent);
+      const RxView b = codec.hit(k, counter, [&] { return content; }, flips);
+      ASSERT_EQ(a.header, b.header) << F << " " << trial;
+      ASSERT_EQ(a.check, b.check) << F << " " << trial;
+      ASSERT_EQ(a.kind, b.kind) << F << " " << trial << " sent " << to_string(k);
+      ASSERT_EQ(a.bits_changed, b.bits_changed) << F << " " << trial;
+    }
+  }
+  EXPECT_GT(fallbacks_exercised, 1000u);
+}
+
 TEST(RiflErrors, SkipAheadBitErrorRate) {
   IndependentBitErrors e(1e-3, 256, 3, 1);
   std::vector<std::uint16_t> pos;
@@ -416,6 +462,43 @@ TEST(RiflLink, SkipAheadMatchesTheSteppedReferenceAcrossBersAndSeeds) {
   RiflLink r(h);
   ASSERT_EQ(r.run(), RiflLink::Status::done);
   EXPECT_GT(r.skipped_lane_slots(), r.slots() * h.lanes / 4);
+}
+
+// Lanes paused by flow control (a lane ahead of the reorder frontier sends
+// idle data) advance arithmetically like streaming ones, and a skipped run
+// stops before the slot whose deliveries cross a threshold: exact against
+// the stepped reference with the flow control busy (several seeds, BERs,
+// lane skews, one loaded or one erroneous direction).
+TEST(RiflLink, SkipAheadIsExactWhileFlowControlPausesLanes) {
+  struct Case {
+    double ber_ab, ber_ba;
+    std::uint64_t seed;
+    std::vector<double> skew;
+    bool load_ba, errors_ba;
+  };
+  const std::vector<Case> cases = {
+      {1e-5, 1e-5, 3, {}, true, true},
+      {3e-6, 3e-6, 11, {}, true, true},
+      {2e-6, 2e-6, 5, {0.0, 30.0, 0.0, 60.0}, true, true},
+      {1e-5, 0.0, 9, {10.0, 0.0, 0.0, 0.0}, true, false},
+      {5e-6, 5e-6, 2, {0.0, 0.0, 45.0, 0.0}, false, true},
+  };
+  for (const auto& k : cases) {
+    RiflConfig c;
+    c.bytes_per_direction = 200'000;
+    c.ber_ab = k.ber_ab;
+    c.ber_ba = k.ber_ba;
+    c.seed = k.seed;
+    c.lane_skew_ns = k.skew;
+    c.load_ba = k.load_ba;
+    c.errors_ba = k.errors_ba;
+    const std::string what = "ber " + std::to_string(k.ber_ab) + " seed " + std::to_string(k.seed) + " skew " +
+                             std::to_string(k.skew.size());
+    expect_same_run(c, what);
+    RiflLink r(c);
+    ASSERT_EQ(r.run(), RiflLink::Status::done);
+    EXPECT_GT(r.stats(0).fc_pauses + r.stats(1).fc_pauses, 0u) << what;  // flow control did pause lanes
+  }
 }
 
 TEST(RiflLink, HopelessBerEndsWithDiagnosis) {

@@ -32,6 +32,67 @@ const char* to_string(FrameKind k) {
 FrameCodec::FrameCodec(std::uint32_t b) : bits_(b), words_((b + 63) / 64) {
   if (b != 128 && b != 256 && b != 512 && b != 1024)
     throw std::invalid_argument("frame size must be 128, 256, 512 or 1024 bits");
+  // Syndrome of a single error at position p: its contribution to
+  // crc12(body) ^ crc field (the CRC is linear).
+  syn_.resize(b);
+  std::vector<std::uint64_t> w(words_, 0);
+  for (std::uint32_t p = 0; p < b; ++p) {
+    if (p < b - 12) {
+      w.assign(words_, 0);
+      w[p >> 6] = 1ULL << (63 - (p & 63));
+      syn_[p] = crc12(w, b - 12);
+    } else {
+      syn_[p] = static_cast<std::uint16_t>(1u << (b - 1 - p));
+    }
+  }
+  e_.assign(words_, 0);
+}
+
+std::uint64_t FrameCodec::first_chunk(std::uint64_t content) { return link::mix64(content + 0) & 0xFFFF; }
+
+bool FrameCodec::hit_kind(FrameKind sent, std::uint8_t rx_header, std::uint32_t epay_bits, std::uint16_t e0,
+                          std::uint16_t c0, FrameKind& out) const {
+  // parse(): a control header looks for the three keys, any other for the
+  // three reserved data patterns, in this order; none: data_valid.
+  const bool ctl = rx_header == kHeaderControl;
+  const std::uint16_t cand[3] = {
+      static_cast<std::uint16_t>(ctl ? kKeyIdle : kPatIdle & 0xFFFF),
+      static_cast<std::uint16_t>(ctl ? kKeyPause : kPatFcPause & 0xFFFF),
+      static_cast<std::uint16_t>(ctl ? kKeyRetrans : kPatFcResume & 0xFFFF)};
+  const FrameKind ck[3] = {ctl ? FrameKind::ctrl_idle : FrameKind::data_idle,
+                           ctl ? FrameKind::ctrl_pause : FrameKind::fc_pause,
+                           ctl ? FrameKind::ctrl_retrans : FrameKind::fc_resume};
+  const std::uint32_t pl = payload_bits(), chunks = pl / 16;
+  if (pl % 16 != 0) return false;
+  if (sent == FrameKind::data_valid) {
+    // Pseudo-random payload: a reserved pattern needs its first chunk.
+    const std::uint16_t r0 = c0 ^ e0;
+    for (auto k : cand)
+      if (r0 == k) return false;
+    out = FrameKind::data_valid;
+    return true;
+  }
+  std::uint16_t p16 = 0;
+  switch (sent) {
+    case FrameKind::data_idle: p16 = kPatIdle & 0xFFFF; break;
+    case FrameKind::fc_pause: p16 = kPatFcPause & 0xFFFF; break;
+    case FrameKind::fc_resume: p16 = kPatFcResume & 0xFFFF; break;
+    case FrameKind::ctrl_idle: p16 = kKeyIdle; break;
+    case FrameKind::ctrl_pause: p16 = kKeyPause; break;
+    case FrameKind::ctrl_retrans: p16 = kKeyRetrans; break;
+    default: return false;
+  }
+  // Received chunk i = p16 ^ e_i. Candidate k matches iff e_i = p16 ^ k in
+  // every chunk: e = 0 for k = p16, every chunk hit otherwise.
+  if (epay_bits >= chunks) return false;
+  out = FrameKind::data_valid;
+  if (epay_bits == 0)
+    for (int i = 0; i < 3; ++i)
+      if (cand[i] == p16) {
+        out = ck[i];
+        break;
+      }
+  return true;
 }
 
 // Bits are MSB first within each word (bit p of the frame = bit 63 - p % 64

@@ -538,11 +538,10 @@ void RiflLink::step_slot() {
       }
       if (hit) {
         WireFrame& f = out[x];
-        const auto sent = codec_.build(f.kind, f.counter, link::key_hash(cfg_.seed, L.index, x, f.counter, 5));
-        auto rx = sent;
-        for (auto p : flips_) rx[p >> 6] ^= 1ULL << (63 - (p & 63));
+        const std::uint64_t seed = cfg_.seed, lane = L.index, cnt = f.counter;
+        const RxView v =
+            codec_.hit(f.kind, f.counter, [&] { return link::key_hash(seed, lane, x, cnt, 5); }, flips_);
         f.hit = true;
-        const RxView v = codec_.parse(rx, sent);
         f.rx_header = v.header;
         f.rx_kind = v.kind;
         f.bits_changed = v.bits_changed;
@@ -644,7 +643,7 @@ void RiflLink::step_slot() {
       for (int x = 0; x < 2 && q; ++x) {
         const auto& e = L.e[x];
         q = e.state == TxState::normal && !e.abnormal && e.rx_up && !e.rx_error && e.fl.quiet() &&
-            e.counter == e.threshold && e.pending_fc == 0 && !e.fc_paused && !e.fc_asserted && e.steady >= L.D + 1 &&
+            e.counter == e.threshold && e.pending_fc == 0 && e.steady >= L.D + 1 &&
             (!e.steady_valid || e.next_seg < e.total_segs);
       }
       if (q) {
@@ -914,9 +913,11 @@ void RiflLink::check_flow_control() {
   const std::uint32_t N = cfg_.lanes;
   for (int dir = 0; dir < 2; ++dir) {
     const std::uint64_t F = dir_[dir]->F;
+    // lane l's segments below the frontier F = qN + r: q, plus one if l < r
+    const std::uint64_t q = F / N, rem = F % N;
     for (std::uint32_t l = 0; l < N; ++l) {
       auto& r = lanes_[l]->e[1 - dir];  // receiver of this direction; its TX carries the FC frames
-      const std::uint64_t below = F > l ? (F - l + N - 1) / N : 0;
+      const std::uint64_t below = q + (l < rem ? 1 : 0);
       const std::uint64_t occ = r.delivered > below ? r.delivered - below : 0;
       if (occ > d_.fc_buffer && status_ == Status::running) {
         status_ = Status::overflow;
@@ -950,6 +951,9 @@ bool RiflLink::iterate(std::uint64_t stop) {
     // External traffic: stop at the end of the slot of the next completion,
     // so the caller sees every delivery at its own time.
     if (cfg_.external) target = std::min(target, next_completion_in_run());
+    // Flow control: stop before the slot whose deliveries move an occupancy
+    // across a threshold (that slot is stepped and checks as usual).
+    if (target > now_ + 1) target = std::min(target, now_ + fc_event_in_run(target - now_) - 1);
     if (target > now_ + 1) {
       // Skip the clean run [now_, target): every lane streams.
       const std::uint64_t n = target - now_;
@@ -993,6 +997,61 @@ bool RiflLink::iterate(std::uint64_t stop) {
   if (delivered_now_[0] || delivered_now_[1]) check_flow_control();
   ++now_;
   return false;
+}
+
+// Would check_flow_control() change anything (a threshold crossed, an
+// overflow) after k slots of the clean run from now_? Lane l of direction d
+// then has delivered r.delivered + k segments if its sender streams valid
+// data, r.delivered otherwise; the frontier of a direction with no streaming
+// lane is not recomputed (complete_packets() runs only on a delivery).
+bool RiflLink::fc_change_after(std::uint64_t k) const {
+  const std::uint32_t N = cfg_.lanes;
+  for (int dir = 0; dir < 2; ++dir) {
+    std::uint64_t F = dir_[dir]->F;
+    bool streams = false;
+    for (std::uint32_t l = 0; l < N; ++l) streams = streams || lanes_[l]->e[dir].steady_valid;
+    if (streams) {
+      F = kNever;
+      for (std::uint32_t l = 0; l < N; ++l) {
+        const auto& s = lanes_[l]->e[dir];
+        const std::uint64_t j = lanes_[l]->e[1 - dir].delivered + (s.steady_valid ? k : 0);
+        if (j < s.total_segs) F = std::min(F, j * N + l);
+      }
+      if (F == kNever) F = dir_[dir]->K;
+    }
+    const std::uint64_t q = F / N, rem = F % N;
+    for (std::uint32_t l = 0; l < N; ++l) {
+      const auto& r = lanes_[l]->e[1 - dir];
+      const std::uint64_t j = r.delivered + (lanes_[l]->e[dir].steady_valid ? k : 0);
+      const std::uint64_t below = q + (l < rem ? 1 : 0);  // as in check_flow_control()
+      const std::uint64_t occ = j > below ? j - below : 0;
+      if (occ > d_.fc_buffer || (!r.fc_asserted && occ >= d_.fc_on) || (r.fc_asserted && occ <= d_.fc_off))
+        return true;
+    }
+  }
+  return false;
+}
+
+// The first k in [1, n] at which the deliveries of the k-th slot of a clean
+// run from now_ make check_flow_control() change something, or n + 1. In a
+// clean run every occupancy is monotone in k (a streaming lane's cannot fall:
+// the frontier gains at most N, one segment of each lane, per slot; an idle
+// lane's cannot rise), so once the predicate is false at k = 1 each of its
+// terms that could turn false stays false, and the rest can only turn true:
+// false up to the first such k and true from it on, found by bisection.
+// Without a streaming lane nothing is delivered and nothing is checked.
+std::uint64_t RiflLink::fc_event_in_run(std::uint64_t n) const {
+  bool streams = false;
+  for (const auto& L : lanes_) streams = streams || L->e[0].steady_valid || L->e[1].steady_valid;
+  if (!streams) return n + 1;
+  if (fc_change_after(1)) return 1;
+  if (n <= 1 || !fc_change_after(n)) return n + 1;
+  std::uint64_t lo = 1, hi = n;  // pred(lo) false, pred(hi) true
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (fc_change_after(mid) ? hi : lo) = mid;
+  }
+  return hi;
 }
 
 // Inside a clean run every lane whose sender streams valid data delivers one

@@ -284,6 +284,8 @@ class RiflLink {
   void step_slot();
   bool iterate(std::uint64_t stop);
   std::uint64_t next_completion_in_run() const;
+  bool fc_change_after(std::uint64_t k) const;
+  std::uint64_t fc_event_in_run(std::uint64_t n) const;
   void open_window(Lane& L, std::uint64_t t1);
   void settle_window(Lane& L, std::uint64_t t);
   void complete_packets(int dir, std::uint64_t t0, std::uint64_t n);
