@@ -13,3 +13,4 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libopenmpi-dev openmpi-bin \
   clang libclang-rt-14-dev libfuzzer-14-dev \
   python3 python3-matplotlib >/dev/null
+echo "install-deps: the build and test dependencies are installed (Debian packages)"

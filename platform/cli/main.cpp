@@ -163,10 +163,19 @@ void prepare_out(const RunArgs& a) {
     if (!f) throw config::ConfigError(fmt::format("--out '{}': the folder is not writable", a.out));
   }
   fs::remove(probe, ec);
-  for (const char* f : kRunOutputs) {
-    fs::remove(out / f, ec);
-    fs::remove(out / (std::string(f) + ".tmp"), ec);
-  }
+  // Outputs the run will write: a file there is a previous run's (removed),
+  // anything else (a folder) would fail the write after simulating: exit 2 now.
+  for (const char* f : kRunOutputs)
+    for (const fs::path& p : {out / f, out / (std::string(f) + ".tmp")}) {
+      const fs::file_status st = fs::symlink_status(p, ec);
+      if (!fs::exists(st)) continue;
+      if (!fs::is_regular_file(st) && !fs::is_symlink(st))
+        throw config::ConfigError(fmt::format("--out '{}': '{}' there is not a file the run can replace (a folder?)",
+                                              a.out, p.filename().string()));
+      fs::remove(p, ec);
+      if (ec) throw config::ConfigError(fmt::format("--out '{}': cannot remove the previous '{}': {}", a.out,
+                                                    p.filename().string(), ec.message()));
+    }
   install_run_signals(fmt::format("run of {} stopped before it finished; nothing written to {}", a.fabric, a.out));
 }
 
@@ -261,10 +270,14 @@ int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   const report::RunIdentity id = run_identity(*doc, cfg.seed);
   prepare_out(a);
   if (!a.quiet)
-    std::cout << fmt::format("fabricsim run: {} ({}), {} {} of {} per rank on {} accelerators, policy {}, seed {}\n",
+    std::cout << fmt::format("fabricsim run: {} ({}), {} {} of {} B per rank on {} accelerators, {}, seed {}\n",
                              cfg.fabric.name, a.fabric, cfg.workload.collective.algorithm,
                              sw::to_string(cfg.workload.collective.op), cfg.workload.collective.bytes,
-                             cfg.fabric.accelerators(), cfg.default_link.policy_name, cfg.seed);
+                             cfg.fabric.accelerators(),
+                             cfg.default_proto.protocol == fabric_core::LinkProtocol::rifl
+                                 ? std::string("RIFL links")
+                                 : "policy " + cfg.default_link.policy_name,
+                             cfg.seed);
   if (const auto& S = cfg.workload.schedule) {  // MSCCL minBytes / maxBytes: the sizes it is meant for (not enforced)
     const std::uint64_t T = cfg.workload.collective.bytes;
     if ((S->min_bytes && T < S->min_bytes) || (S->max_bytes && T > S->max_bytes))
@@ -571,8 +584,13 @@ int sc_main(int argc, char* argv[]) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // One line, as every other bad input: "error: ..." naming the option.
+    const std::string a1 = argc > 1 ? argv[1] : "";
+    const bool known = a1 == "run" || a1 == "sweep" || a1 == "check" || a1 == "bench";
+    const std::string sub = known ? a1 + " " : std::string();
+    std::cerr << "error: " << e.what() << " (fabricsim " << sub << "--help lists the options)\n";
+    return 2;
   }
 
   try {

@@ -307,7 +307,8 @@ void Section::fail(const std::string& key, const std::string& message) const {
   if (!key.empty() && node_.IsMap()) {
     for (auto it = node_.begin(); it != node_.end(); ++it) {
       if (it->first.Scalar() == key) {
-        m = it->second.Mark().is_null() ? it->first.Mark() : it->second.Mark();
+        // A value-less key's null node is marked where the next token starts: name the key's line.
+        m = it->second.Mark().is_null() || it->second.IsNull() ? it->first.Mark() : it->second.Mark();
         if (m.is_null() || m.line < 0) m = it->first.Mark();
         break;
       }
@@ -318,7 +319,15 @@ void Section::fail(const std::string& key, const std::string& message) const {
 
 bool Section::has(const std::string& key) const {
   const YAML::Node& cn = node_;
-  return cn.IsMap() && !absent(cn[key]);
+  return cn.IsMap() && cn[key].IsDefined();  // a key written without a value is there (and an error where read)
+}
+
+bool Section::unset(const std::string& key, const YAML::Node& n) const {
+  if (!n.IsDefined()) return true;
+  if (n.IsNull())
+    fail(key, "has no value (a key written with nothing after it, '~' or 'null'): give a value, "
+              "or leave the key out for its default");
+  return false;
 }
 
 YAML::Node Section::get(const std::string& key) {
@@ -363,7 +372,7 @@ std::vector<Section> Section::list(const std::string& key, bool required) {
 
 std::vector<std::string> Section::strings(const std::string& key, const std::vector<std::string>& dflt) {
   YAML::Node n = get(key);
-  if (absent(n)) return dflt;
+  if (unset(key, n)) return dflt;
   std::vector<std::string> out;
   if (n.IsScalar()) {
     out.push_back(n.Scalar());
@@ -399,7 +408,7 @@ std::vector<std::string> Section::assignments(const std::string& key) {
 #define FABRICSIM_UNIT_GETTER(ret, name, parser)        \
   ret Section::name(const std::string& key, ret dflt) { \
     YAML::Node n = get(key);                            \
-    if (absent(n)) return dflt;                         \
+    if (unset(key, n)) return dflt;                     \
     try {                                               \
       return parser(scalar(key, n));                    \
     } catch (const UnitError& e) {                      \
@@ -421,7 +430,7 @@ double Section::probability(const std::string& key, double dflt) {
 
 double Section::number(const std::string& key, double dflt, double lo, double hi) {
   YAML::Node n = get(key);
-  if (absent(n)) return dflt;
+  if (unset(key, n)) return dflt;
   double v;
   try {
     v = parse_number(scalar(key, n));
@@ -434,7 +443,7 @@ double Section::number(const std::string& key, double dflt, double lo, double hi
 
 std::uint64_t Section::integer(const std::string& key, std::uint64_t dflt, std::uint64_t lo, std::uint64_t hi) {
   YAML::Node n = get(key);
-  if (absent(n)) return dflt;
+  if (unset(key, n)) return dflt;
   const std::string s = scalar(key, n);
   std::size_t pos = 0;
   unsigned long long v = 0;
@@ -453,7 +462,7 @@ std::uint64_t Section::integer(const std::string& key, std::uint64_t dflt, std::
 
 bool Section::boolean(const std::string& key, bool dflt) {
   YAML::Node n = get(key);
-  if (absent(n)) return dflt;
+  if (unset(key, n)) return dflt;
   const std::string s = scalar(key, n);
   if (s == "true" || s == "yes" || s == "on") return true;
   if (s == "false" || s == "no" || s == "off") return false;
@@ -462,13 +471,14 @@ bool Section::boolean(const std::string& key, bool dflt) {
 
 std::string Section::string(const std::string& key, const std::string& dflt) {
   YAML::Node n = get(key);
-  if (absent(n)) return dflt;
+  if (unset(key, n)) return dflt;
   return scalar(key, n);
 }
 
 std::string Section::required_string(const std::string& key) {
   YAML::Node n = get(key);
-  if (absent(n)) fail(key, "required value is missing");
+  if (!n.IsDefined()) fail(key, "required value is missing");
+  unset(key, n);
   return scalar(key, n);
 }
 

@@ -117,6 +117,9 @@ class Section {
 
  private:
   YAML::Node get(const std::string& key);  // marks used; null node if absent
+  // True if `key` is absent (n undefined); a key present without a value
+  // (YAML null) is a ConfigError, never the default.
+  bool unset(const std::string& key, const YAML::Node& n) const;
   std::string scalar(const std::string& key, const YAML::Node& n);
   std::string key_path(const std::string& key) const;
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "models/rifl/core/rifl_link.h"
 #include "platform/config/link_config.h"
 #include "platform/config/rifl_config.h"
 #include "platform/fabric/fabric_config.h"
@@ -44,6 +45,11 @@ FabricCheck check_rifl_link(std::shared_ptr<config::Document> doc) {
       l.fec_on ? fmt::format(", light FEC {} ({:g} % parity, {} symbols per codeword)", l.fec.name,
                              l.fec.overhead * 100, l.fec.correctable)
                : std::string());
+  const rifl::RiflDerived d = rifl::derive(l);  // the loader has validated l (derive's errors are exit 2 there)
+  c.summary += fmt::format(
+      "  derived: slot {:.3f} ns, one way H = {} slots ({:.1f} ns), retransmit buffer B = {} frames, "
+      "flow control off / on / buffer = {} / {} / {} frames per lane\n",
+      d.slot_ns, d.delay_slots, d.one_way_ns, d.buffer, d.fc_off, d.fc_on, d.fc_buffer);
   return c;
 }
 
@@ -158,6 +164,16 @@ const std::vector<std::string> kRiflRowKeys{"ber",
                                             "seed"};
 const std::vector<std::string> kRiflMetrics{"bandwidth_ratio", "mean_latency_ns",      "p99_latency_ns",
                                             "p999_latency_ns", "retransmitted_frames", "undetected_errors"};
+
+}  // namespace
+
+bool text_row_key(const std::string& key) {
+  static const std::vector<std::string> text{"policy", "protocol",  "channel",   "wire_ber", "collective", "algorithm",
+                                             "correct", "group",    "transport", "selection", "picks",     "variant"};
+  return std::find(text.begin(), text.end(), key) != text.end();
+}
+
+namespace {
 
 const RunKind& link_pair() {
   static const RunKind k{RunKind::Family::link_pair,

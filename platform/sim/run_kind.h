@@ -12,6 +12,12 @@
 
 namespace fabricsim::sim {
 
+/// Whether result-row key `key` holds text or a flag, not a number (policy,
+/// protocol, channel, wire_ber, collective, algorithm, correct, group,
+/// transport, selection, picks, variant): such a column is an axis, never a
+/// study metric.
+bool text_row_key(const std::string& key);
+
 /// One kind of run.
 struct RunKind {
   /// The four experiment families (ring, switched-pod and explicit fabrics

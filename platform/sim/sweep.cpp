@@ -126,27 +126,31 @@ void study_policies_and_seeds(config::Section& s, const RunKind& kind, Study& st
   if (st.seeds.empty()) st.seeds = {1};
 }
 
-// Every study column is a key of a `kind_name` run's result row (or
-// "variant"), except `exempt` ones (other variants' metrics, left empty).
-void check_columns(config::Section& s, const Study& st, const RunKind& k, const std::string& kind_name,
-                   const std::vector<std::string>& exempt) {
+// Why column `c` is not a key of a `kind_name` run's result row ("" if it
+// is one, or "variant").
+std::string not_a_row_key(const std::string& c, const RunKind& k, const std::string& kind_name) {
   const std::vector<std::string>& row_keys = k.row_keys;
-  for (const auto& c : st.columns)
-    if (c != "variant" && std::find(row_keys.begin(), row_keys.end(), c) == row_keys.end() &&
-        std::find(exempt.begin(), exempt.end(), c) == exempt.end()) {
-      std::string known;
-      for (const auto& rk : row_keys) known += (known.empty() ? "" : ", ") + rk;
-      known += ", variant";
-      s.fail("columns", fmt::format("'{}' is not a result column of a {} run (known: {})", c, kind_name, known));
-    }
+  if (c == "variant" || std::find(row_keys.begin(), row_keys.end(), c) != row_keys.end()) return "";
+  std::string known;
+  for (const auto& rk : row_keys) known += (known.empty() ? "" : ", ") + rk;
+  known += ", variant";
+  return fmt::format("'{}' is not a result column of a {} run (known: {})", c, kind_name, known);
 }
 
 // `metrics:` of section `s`: each one of the study's columns, each once.
 std::vector<std::string> read_metrics(config::Section& s, const Study& st, const std::vector<std::string>& dflt) {
   std::vector<std::string> metrics = s.strings("metrics", dflt);
-  for (const auto& m : metrics)
+  const bool given = s.has("metrics");
+  for (const auto& m : metrics) {
+    if (text_row_key(m))
+      s.fail("metrics", fmt::format("'{}' is text, not a number: list it in `columns:` as an axis, not in `metrics:`", m));
     if (std::find(st.columns.begin(), st.columns.end(), m) == st.columns.end())
-      s.fail("metrics", fmt::format("metric '{}' is not one of the columns", m));
+      s.fail(given ? "metrics" : "columns",
+             given ? fmt::format("metric '{}' is not one of the columns", m)
+                   : fmt::format("the default metrics of this fabric kind include '{}', which is not one of the "
+                                 "columns: add it, or list the study's `metrics:`",
+                                 m));
+  }
   if (std::set<std::string>(metrics.begin(), metrics.end()).size() != metrics.size())
     s.fail("metrics", "a metric is listed twice");
   return metrics;
@@ -253,18 +257,19 @@ void check_variant_columns(config::Section& s, std::vector<config::Section>& sec
   const std::vector<std::string> every = all_metrics(st);
   for (std::size_t i = 0; i < st.variants.size(); ++i) {
     const StudyVariant& v = st.variants[i];
+    const RunKind& k = variant_kind(st, v);
+    const std::string& kind_name = v.fabric.empty() ? st.fabric_kind : v.fabric_kind;
+    for (const auto& m : v.metrics)  // the variant's own metrics: keys of its rows
+      if (const std::string why = not_a_row_key(m, k, kind_name); !why.empty()) sections[i].fail("metrics", why);
     const auto& own = variant_metrics(st, v);
-    std::vector<std::string> exempt;
-    for (const auto& m : every)
-      if (std::find(own.begin(), own.end(), m) == own.end()) exempt.push_back(m);
-    if (v.fabric.empty()) {
-      check_columns(s, st, variant_kind(st, v), st.fabric_kind, exempt);
-      continue;
-    }
-    try {
-      check_columns(sections[i], st, variant_kind(st, v), v.fabric_kind, exempt);
-    } catch (const config::ConfigError& e) {
-      sections[i].fail("fabric", fmt::format("the study's columns do not fit this fabric: {}", e.what()));
+    for (const auto& c : st.columns) {
+      const bool foreign = std::find(every.begin(), every.end(), c) != every.end() &&
+                           std::find(own.begin(), own.end(), c) == own.end();
+      if (foreign) continue;  // another variant's metric: empty in this variant's rows
+      const std::string why = not_a_row_key(c, k, kind_name);
+      if (why.empty()) continue;
+      if (v.fabric.empty()) s.fail("columns", why);
+      sections[i].fail("fabric", "the study's columns do not fit this fabric: " + why);
     }
   }
 }

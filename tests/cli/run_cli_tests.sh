@@ -622,6 +622,17 @@ t_run_out_unwritable() {
   [[ ! -s $OUT ]] || note "something was simulated before the unwritable --out was found: $(head -c 200 "$OUT")"
 }
 
+t_run_output_is_a_folder() {
+  # An output file's name taken by a folder: exit 2 before simulating, nothing written, the folder kept.
+  mkdir -p "$RES/outdir/trace.json/keep"
+  fs run "$ROOT/topologies/ring8.yaml" --set workload.size=64KiB --trace --out "$RES/outdir"
+  [[ $rc -eq 2 ]] || note "exit $rc, expected 2"
+  grep -qF "'trace.json' there is not a file" "$ERR" || note "stderr: $(head -c 300 "$ERR")"
+  [[ ! -s $OUT ]] || note "something was simulated: $(head -c 200 "$OUT")"
+  [[ -d $RES/outdir/trace.json/keep ]] || note "the folder named trace.json was removed"
+  [[ ! -e $RES/outdir/result.json && ! -e $RES/outdir/collectives.csv ]] || note "outputs were written"
+}
+
 t_check_dot_dir() {
   write_tiny dotdir.yaml
   mkdir -p "$RES/dotdir"
@@ -1098,6 +1109,33 @@ check "sweep --fresh reruns every point" t_sweep_fresh
 check "a failed sweep leaves no results.csv / summary.json from before" t_failed_sweep_leaves_no_tables
 check "run --out: every output carries the run's identity; a previous run's outputs are removed" t_run_out_identity
 check "run --out that cannot be written: exit 2 before simulating" t_run_out_unwritable
+check "run whose output file name is taken by a folder: exit 2 before simulating, the folder kept" t_run_output_is_a_folder
+t_null_values() {
+  # A key written without a value is an error, never its default.
+  sed -e 's/^  accelerators: 16/  accelerators:/' "$ROOT/topologies/ring16.yaml" >"$FX/nullacc.yaml"
+  cmp -s "$FX/nullacc.yaml" "$ROOT/topologies/ring16.yaml" && note "fixture nullacc.yaml unchanged"
+  fs run "$FX/nullacc.yaml" --out "$RES/nullacc"
+  expect_bad_input "$RES/nullacc" "nullacc.yaml:8:" "fabric.accelerators" "has no value"
+  fs run "$ROOT/topologies/ring8.yaml" --set defaults.link.forward_rate=200Gb/s --set defaults.link.forward_rate=null \
+    --out "$RES/nullrate"
+  expect_bad_input "$RES/nullrate" "--set defaults.link.forward_rate" "has no value"
+  fs run "$ROOT/topologies/ring8.yaml" --set 'run.seed=~' --out "$RES/nullseed"
+  expect_bad_input "$RES/nullseed" "run.seed" "has no value"
+}
+check "a key written without a value (empty, ~, null) in a file or --set: exit 2, file:line:key" t_null_values
+t_text_metric() {
+  cat >"$FX/textmetric.yaml" <<EOF2
+study:
+  name: textmetric
+  fabric: $ROOT/topologies/ring8.yaml
+  seeds: {first: 1, count: 1}
+  columns: [policy, seed, algorithm, time_us]
+  metrics: [time_us, algorithm]
+EOF2
+  fs sweep "$FX/textmetric.yaml" --out "$RES/textmetric"
+  expect_bad_input "$RES/textmetric" "textmetric.yaml:6:" "study.metrics" "'algorithm' is text"
+}
+check "a text column (algorithm) as a study metric: exit 2 before any point runs" t_text_metric
 check "check --dot DIR writes DIR/NAME.dot and leaves no DIR.tmp" t_check_dot_dir
 check "run --set k=v FABRIC.yaml: the fabric is not taken as another --set" t_set_before_fabric
 check "--seed / --policy together with a --set of the same key: exit 2" t_seed_policy_conflicts
@@ -1653,7 +1691,7 @@ PY
   expect_bad_input "$RES/legs2" "legs2.yaml:10:" "metrics" "busbw_GBps" "not one of the columns"
   sed -e 's/metrics: \[time_us\]/metrics: [time_us, goodput_gbps]/' "$FX/legs.yaml" >"$FX/legs3.yaml"
   fs sweep "$FX/legs3.yaml" --out "$RES/legs3"
-  expect_bad_input "$RES/legs3" "legs3.yaml:10:" "fabric" "'goodput_gbps' is not a result column of a ring run"
+  expect_bad_input "$RES/legs3" "legs3.yaml:10:" "variants[1].metrics" "'goodput_gbps' is not a result column of a ring run"
 }
 check "a study of a link leg and a collective leg: per-variant metrics, the other leg's cells empty; bad metrics exit 2" t_per_variant_metrics
 check "link-protocols: rifl.fec: bogus, link.channel.ber: 2, ber without model independent: exit 2, file:line:key" t_protocols_bad_input

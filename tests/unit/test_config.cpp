@@ -258,6 +258,26 @@ TEST(LinkConfigYaml, UnknownKey) {
   expect_located(config_error(g), g, 11, "bogus");
 }
 
+TEST(LinkConfigYaml, KeyWithoutValueIsAnErrorNotTheDefault) {
+  TempDir tmp;
+  // An empty value, '~' and 'null' at line 6 (a rate), line 7 (an integer): never the default.
+  for (const std::string v : {"", " ~", " null"}) {
+    const std::string f = tmp.write("null.yaml", base_with(6, "  forward_rate:" + v));
+    const std::string msg = config_error(f);
+    expect_located(msg, f, 6, "link.forward_rate");
+    EXPECT_NE(msg.find("has no value"), std::string::npos) << msg;
+    const std::string g = tmp.write("null2.yaml", base_with(7, "  window_high:" + v));
+    expect_located(config_error(g), g, 7, "link.window_high");
+  }
+  // The last --set wins, also when it is null.
+  const std::string h = tmp.write("ok.yaml", base_with(11, ""));
+  const std::string msg = config_error(h, {"link.forward_rate=200Gb/s", "link.forward_rate=null"});
+  EXPECT_NE(msg.find("--set link.forward_rate"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("has no value"), std::string::npos) << msg;
+  // An empty map stays an empty map (every key at its default).
+  EXPECT_EQ(config_error(tmp.write("empty_map.yaml", base_with(11, "traffic:"))), "");
+}
+
 TEST(LinkConfigYaml, BadUnit) {
   TempDir tmp;
   const std::string f = tmp.write("badunit.yaml", base_with(5, "  propagation: 20 parsecs"));
