@@ -209,7 +209,15 @@ void LinkEngine::take(const Heads& h) {
     handle_decode();
   } else if (h.ta == h.t) {
     pending_.pop_front();
-    ++arrived_;
+    // A flit arriving behind flits that already wait in a stall that goes on
+    // (fifo, no feedback delay, no credits): the last pump left the window
+    // closed (its admission loop ran last) and the serializer busy or nothing
+    // queued, and one more waiting flit opens nothing, so pump() would only
+    // find the same stall (its early return): skip it.
+    const bool waited = arrived_++ > tx_.next_seq();
+    if (waited && fifo_ && feedback_ps_ == 0 && !credits_on_ && stall_since_ != kNever &&
+        status_ == Status::running && stall_cause_ == (replay_active_ ? 1 : 0))
+      return;
   } else if (h.ts == h.t) {
     ser_busy_ = false;
   }
