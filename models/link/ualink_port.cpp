@@ -17,7 +17,10 @@ ualink_port::ualink_port(const sc_core::sc_module_name& name, const link::LinkCo
   // Delivery times go straight into the next outgoing burst: the engine keeps
   // no per-flit record (memory stays flat however long the stream).
   engine_.set_record_times(false);
-  engine_.set_delivery_hook([this](std::uint64_t, link::ps_t t) { out_ext_.time_ps.push_back(t); });
+  engine_.set_delivery_hook([this](std::uint64_t seq, link::ps_t t) {
+    out_ext_.time_ps.push_back(t);
+    if (on_delivery_) on_delivery_(seq, t);
+  });
 }
 
 std::string ualink_port::diagnosis() const { return std::string(name()) + ": " + engine_.diagnosis(); }

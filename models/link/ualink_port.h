@@ -7,6 +7,7 @@
 #include <tlm>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -57,8 +58,13 @@ class ualink_port : public sc_core::sc_module {
   const link::LinkEngine& engine() const { return engine_; }
   /// Observe every forward transmission (traces); call before the simulation.
   void set_tx_observer(link::LinkEngine::TxObserver f) { engine_.set_tx_observer(std::move(f)); }
-  /// Record each flit's first serialization start (engine().first_transmission_time); call before the simulation.
+  /// Record each flit's first serialization start (engine().first_transmission_time, valid inside the
+  /// delivery observer's call for that flit); call before the simulation.
   void record_first_transmissions() { engine_.set_record_first_transmissions(true); }
+  /// Called at each in-order delivery with (sequence number, delivery time ps), in delivery order, while
+  /// the link runs (before the flit is forwarded to `out`); for measurements that need no per-flit record.
+  using DeliveryObserver = std::function<void(std::uint64_t seq, link::ps_t t)>;
+  void set_delivery_observer(DeliveryObserver f) { on_delivery_ = std::move(f); }
   /// Engine status after end of stream; done unless the link went down or stuck.
   link::LinkEngine::Status status() const { return engine_.status(); }
   std::string diagnosis() const;
@@ -77,6 +83,7 @@ class ualink_port : public sc_core::sc_module {
   std::uint64_t forwarded_ = 0;          // flits delivered to `out` so far
   flit_burst_ext out_ext_;               // delivered, not yet forwarded: times (from the engine's hook), tags
   tlm::tlm_generic_payload out_tx_;      // reused for every forwarded burst
+  DeliveryObserver on_delivery_;
 };
 
 }  // namespace fabricsim::models

@@ -5,9 +5,8 @@
 
 namespace fabricsim::models {
 
-flit_sink::flit_sink(const sc_core::sc_module_name& name, std::uint32_t flit_bytes, std::uint64_t expected_flits)
+flit_sink::flit_sink(const sc_core::sc_module_name& name, std::uint32_t flit_bytes)
     : sc_module(name), in("in"), flit_bytes_(flit_bytes) {
-  delivery_ps_.reserve(expected_flits);
   in.register_b_transport(this, &flit_sink::b_transport);
 }
 
@@ -37,8 +36,9 @@ void flit_sink::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time&) {
       // No bytes: the tag is the index, and the index defines the record.
       idx = ext->tag[i];
     }
-    if (idx != delivery_ps_.size()) ++order_violations_;
-    delivery_ps_.push_back(ext->time_ps[i]);
+    if (idx != received_) ++order_violations_;
+    ++received_;
+    last_delivery_ps_ = ext->time_ps[i];
   }
   tx.set_response_status(tlm::TLM_OK_RESPONSE);
 }

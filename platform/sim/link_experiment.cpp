@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <fmt/format.h>
-
 #include <systemc>
 #include <tlm>
 
@@ -11,7 +9,7 @@
 #include <memory>
 
 #include "platform/sim/link_pair_platform.h"
-#include "platform/stats/summary.h"
+#include "platform/stats/tail_percentile.h"
 
 namespace fabricsim::sim {
 
@@ -46,25 +44,32 @@ link::LinkEngine::TxObserver trace_setup(report::TraceWriter* trace, LinkPairPla
   };
 }
 
+// Per-flit latencies, sampled at each delivery (no per-flit record): the
+// nearest-rank P99s are selected exactly from their tails (TailPercentile).
+// Samples are the differences in ps (as doubles); the unit conversion is
+// applied to the selected one: x / 1e6 is non-decreasing in x, so the
+// nearest-rank value of the converted samples is the converted nearest-rank
+// value (the same double as converting every sample first).
+struct LatencySamples {
+  explicit LatencySamples(std::uint64_t max_flits)
+      : offered(99.0, std::max<std::uint64_t>(1, max_flits)), wire(99.0, std::max<std::uint64_t>(1, max_flits)) {}
+  stats::TailPercentile offered;  // delivery - scheduled arrival, ps
+  stats::TailPercentile wire;     // delivery - first serialization start, ps
+};
+
 // Delivery metrics of the stream: goodput over the delivery span, p99 latency against the offered schedule.
 void link_metrics(const config::LinkExperimentConfig& c, const link::LinkEngine& eng, const models::flit_sink& sink,
-                  LinkRunResult& r) {
+                  const LatencySamples& lat, LinkRunResult& r) {
   const auto& st = eng.stats();
-  const auto& dl = sink.delivery_ps();
   LinkMetrics& m = r.metrics;
-  m.delivered_flits = dl.size();
-  if (!dl.empty()) {
+  m.delivered_flits = sink.received();
+  if (m.delivered_flits > 0) {
     const double first_arrival = static_cast<double>(c.traffic.start_ps);
-    const double span_ps = static_cast<double>(dl.back()) - first_arrival;
-    m.goodput_gbps = span_ps > 0 ? static_cast<double>(dl.size()) * c.link.flit_bytes * 8.0 / span_ps * 1e3 : 0.0;
-    std::vector<double> lat(dl.size());
-    for (std::size_t i = 0; i < dl.size(); ++i)
-      lat[i] = (static_cast<double>(dl[i]) - static_cast<double>(c.traffic.start_ps + i * c.traffic.period_ps)) / 1e6;
-    m.p99_us = stats::percentile_nearest_rank(std::move(lat), 99.0);
-    std::vector<double> wire(dl.size());
-    for (std::size_t i = 0; i < dl.size(); ++i)
-      wire[i] = (static_cast<double>(dl[i]) - static_cast<double>(eng.first_transmission_time(i))) / 1e3;
-    m.p99_latency_ns = stats::percentile_nearest_rank(std::move(wire), 99.0);
+    const double span_ps = static_cast<double>(sink.last_delivery_ps()) - first_arrival;
+    m.goodput_gbps =
+        span_ps > 0 ? static_cast<double>(m.delivered_flits) * c.link.flit_bytes * 8.0 / span_ps * 1e3 : 0.0;
+    m.p99_us = lat.offered.value() / 1e6;
+    m.p99_latency_ns = lat.wire.value() / 1e3;
   }
   m.retransmitted_bytes = st.retransmitted_bytes;
   m.replayed_flits = eng.replayed_flits();
@@ -163,6 +168,13 @@ LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report:
   LinkPairPlatform top(c, deadline, real_bytes);
   if (trace) top.port().set_tx_observer(trace_setup(trace, top, c));
   top.port().record_first_transmissions();  // the wire latency (p99_latency_ns)
+  // Flit seq (the seq-th delivered, in order) was offered at start + seq x period.
+  LatencySamples lat(c.traffic.flits);
+  top.port().set_delivery_observer([&lat, &c, &eng = top.port().engine()](std::uint64_t seq, link::ps_t t) {
+    const double td = static_cast<double>(t);
+    lat.offered.add(td - static_cast<double>(c.traffic.start_ps + seq * c.traffic.period_ps));
+    lat.wire.add(td - static_cast<double>(eng.first_transmission_time(seq)));
+  });
   r.diagnosis = top.start();
   if (!r.diagnosis.empty()) return r;
   const auto& eng = top.port().engine();
@@ -173,7 +185,7 @@ LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report:
     return r;
   }
   r.ok = true;
-  link_metrics(c, eng, top.sink(), r);
+  link_metrics(c, eng, top.sink(), lat, r);
   result_json(c, top, status, r);
   return r;
 }

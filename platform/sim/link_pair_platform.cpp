@@ -11,7 +11,7 @@ LinkPairPlatform::LinkPairPlatform(const config::LinkExperimentConfig& c, std::u
                                                         c.traffic.period_ps, c.traffic.start_ps,
                                                         c.traffic.message_flits, real_bytes));
   port_ = &adopt(std::make_unique<models::ualink_port>("port", c.link, c.seed, c.link_id, deadline_ps));
-  sink_ = &adopt(std::make_unique<models::flit_sink>("sink", c.link.flit_bytes, c.traffic.flits));
+  sink_ = &adopt(std::make_unique<models::flit_sink>("sink", c.link.flit_bytes));
   source_->out.bind(port_->in);
   port_->out.bind(sink_->in);
 }

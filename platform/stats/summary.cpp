@@ -94,6 +94,14 @@ PairedDelta paired_delta(const std::vector<double>& a, const std::vector<double>
   return r;
 }
 
+std::size_t nearest_rank_index(std::size_t n, double p) {
+  // p*n/100 (rather than p/100*n) keeps integer p exact, e.g. 99*100/100 == 99.
+  const double rank = std::ceil(p * static_cast<double>(n) / 100.0);
+  std::size_t k = rank < 1.0 ? 0 : static_cast<std::size_t>(rank) - 1;
+  if (k >= n) k = n - 1;
+  return k;
+}
+
 double percentile_nearest_rank(std::vector<double> v, double p) {
   if (v.empty()) throw std::invalid_argument("percentile_nearest_rank: empty input");
   if (!(p > 0.0 && p <= 100.0)) {
@@ -102,11 +110,7 @@ double percentile_nearest_rank(std::vector<double> v, double p) {
   if (std::any_of(v.begin(), v.end(), [](double x) { return std::isnan(x); })) {
     throw std::invalid_argument("percentile_nearest_rank: input contains NaN");
   }
-  const std::size_t n = v.size();
-  // p*n/100 (rather than p/100*n) keeps integer p exact, e.g. 99*100/100 == 99.
-  const double rank = std::ceil(p * static_cast<double>(n) / 100.0);
-  std::size_t k = rank < 1.0 ? 0 : static_cast<std::size_t>(rank) - 1;
-  if (k >= n) k = n - 1;
+  const std::size_t k = nearest_rank_index(v.size(), p);
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
   return v[k];
 }

@@ -85,6 +85,11 @@ PairedDelta paired_delta(const std::vector<double>& a, const std::vector<double>
 ///         in (0,100]
 double percentile_nearest_rank(std::vector<double> v, double p);
 
+/// Index (0-based, in ascending order) that percentile_nearest_rank selects
+/// among n values at percentile p: ceil(p n / 100) - 1 clamped to [0, n-1]
+/// (n >= 1, p in (0, 100]; no check).
+std::size_t nearest_rank_index(std::size_t n, double p);
+
 /// One simulation run: the configuration group it belongs to, the RNG seed
 /// it ran with, and its scalar metrics by name.
 struct Sample {

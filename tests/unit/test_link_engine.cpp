@@ -920,3 +920,43 @@ TEST(LinkEngine, DerivedStatisticsMatchObservedTransmissions) {
     EXPECT_LE(e.max_waiting(), 3000u);
   }
 }
+
+// First serialization starts are kept in a ring over TxReplay's entries (no
+// per-flit record): inside the delivery hook each flit's value must equal the
+// start of its attempt-1 transmission as the observer saw it, under replays,
+// for windows beyond the ring's first size (64) so that it grows, and in both
+// transmit-path semantics.
+TEST(LinkEngine, FirstTransmissionTimeInDeliveryHook) {
+  for (const std::uint32_t window : {16u, 200u})
+    for (const TxQueue q : {TxQueue::fifo, TxQueue::recall}) {
+      LinkConfig c;
+      c.semantics.tx_queue = q;
+      c.policy.window_high = window;
+      c.policy.window_reduced = std::min<std::uint32_t>(window, 8);
+      c.propagation_ps = 1000000;  // 1 us each way: ~150 flits in flight, so occupancy reaches the window
+      c.channel.e_good = 0.05;     // frequent errors: replays interleave first transmissions
+      c.policy.model = c.channel;
+      LinkEngine e(c, make_policy("fixed-strong", c.fec_menu, c.policy), 3, 1);
+      e.set_record_first_transmissions(true);
+      std::map<std::uint64_t, ps_t> first;  // seq -> start of attempt 1
+      e.set_tx_observer([&](const TxRecord& r) {
+        if (r.attempt == 1) first.emplace(r.seq, r.start_ps);
+      });
+      std::uint64_t delivered = 0, checked = 0;
+      e.set_delivery_hook([&](std::uint64_t seq, ps_t t) {
+        EXPECT_EQ(seq, delivered);
+        ++delivered;
+        const auto it = first.find(seq);
+        ASSERT_NE(it, first.end()) << seq;
+        EXPECT_EQ(e.first_transmission_time(seq), it->second) << "window " << window << " seq " << seq;
+        EXPECT_LE(it->second, t);
+        ++checked;
+      });
+      // Bursts of back-to-back flits: occupancy reaches the window.
+      for (std::uint64_t i = 0; i < 4000; ++i) e.offer((i / 500) * 20000000 + (i % 500) * 1000);
+      ASSERT_EQ(e.run_to_completion(), Status::done);
+      EXPECT_EQ(checked, 4000u);
+      EXPECT_GT(e.stats().retransmissions, 0u);
+      EXPECT_GT(e.stats().max_occupancy, window > 64 ? 64u : window - 1);
+    }
+}

@@ -102,7 +102,6 @@ std::uint64_t LinkEngine::offer(ps_t t) {
     arrival_.push_back(t);
     delivery_.push_back(kNever);
   }
-  if (record_first_tx_) first_tx_.push_back(kNever);
   if (status_ == Status::done) status_ = Status::running;
   const std::uint64_t seq = offered_++;
   if (offered_ - tx_.next_seq() > max_waiting_) max_waiting_ = offered_ - tx_.next_seq();
@@ -210,7 +209,15 @@ void LinkEngine::take(const Heads& h) {
     handle_decode();
   } else if (h.ta == h.t) {
     pending_.pop_front();
-    ++arrived_;
+    // A flit arriving behind flits that already wait in a stall that goes on
+    // (fifo, no feedback delay, no credits): the last pump left the window
+    // closed (its admission loop ran last) and the serializer busy or nothing
+    // queued, and one more waiting flit opens nothing, so pump() would only
+    // find the same stall (its early return): skip it.
+    const bool waited = arrived_++ > tx_.next_seq();
+    if (waited && fifo_ && feedback_ps_ == 0 && !credits_on_ && stall_since_ != kNever &&
+        status_ == Status::running && stall_cause_ == (replay_active_ ? 1 : 0))
+      return;
   } else if (h.ts == h.t) {
     ser_busy_ = false;
   }
@@ -408,12 +415,27 @@ void LinkEngine::transmit(std::uint64_t seq, bool replay, int bound_profile) {
   if (attempt == 1) {
     ++first_transmissions_;
     if (d.magnitude > 0) ++first_attempt_errors_;
-    if (record_first_tx_) first_tx_[seq] = now_;
+    if (record_first_tx_) {
+      if (tx_.occupancy() > first_tx_.size()) grow_first_tx();
+      first_tx_[seq & (first_tx_.size() - 1)] = now_;
+    }
   } else {
     ++stats_.retransmissions;
     stats_.retransmitted_bytes += cfg_.flit_bytes + pt.fec_bytes;
     if (attempt == 0) ++stats_.stale_copies;
   }
+}
+
+// The first-transmission ring covers every retained entry (a first
+// transmission's flit is retained): double it, keeping each entry's slot.
+void LinkEngine::grow_first_tx() {
+  std::size_t n = first_tx_.empty() ? 64 : first_tx_.size();
+  while (n < tx_.occupancy()) n *= 2;
+  std::vector<ps_t> bigger(n, kNever);
+  if (!first_tx_.empty())
+    for (std::uint64_t s = tx_.oldest(); s < tx_.next_seq(); ++s)
+      bigger[s & (n - 1)] = first_tx_[s & (first_tx_.size() - 1)];
+  first_tx_.swap(bigger);
 }
 
 void LinkEngine::handle_decode() {

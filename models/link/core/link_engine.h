@@ -204,11 +204,18 @@ class LinkEngine {
   ps_t arrival_time(std::uint64_t seq) const { return arrival_[seq]; }
   ps_t delivery_time(std::uint64_t seq) const { return delivery_[seq]; }
   /// Record each flit's first serialization start (default off; for
-  /// first_transmission_time(); set before the first offer).
+  /// first_transmission_time(); set before the first offer). Kept only while
+  /// the flit is retained in TxReplay (a ring of its capacity): no per-flit
+  /// record.
   void set_record_first_transmissions(bool on) { record_first_tx_ = on; }
-  /// Start of the first serialization of flit `seq` (kNever before it), with
-  /// set_record_first_transmissions(true).
-  ps_t first_transmission_time(std::uint64_t seq) const { return first_tx_[seq]; }
+  /// Start of the first serialization of flit `seq`, ps, with
+  /// set_record_first_transmissions(true): valid from that serialization
+  /// until the flit's TxReplay entry is released by a cumulative ACK, so in
+  /// particular inside the delivery hook's call for `seq` (a flit is
+  /// delivered before the ACK covering it is sent). Otherwise unspecified.
+  ps_t first_transmission_time(std::uint64_t seq) const {
+    return first_tx_.empty() ? kNever : first_tx_[seq & (first_tx_.size() - 1)];
+  }
   /// Counters so far (a snapshot refreshed by each call: the engine keeps the
   /// per-event ones in its hot state and derives the rest).
   const LinkStats& stats() const;
@@ -289,6 +296,7 @@ class LinkEngine {
   Decision tx_decision();
   void account_stall(bool gate_known_closed);
   void note_admission();
+  void grow_first_tx();
 
   // Per-profile constants the per-flit path reads, with the profile's
   // transmission count (LinkStats::profile_transmissions, fec_bytes and
@@ -362,7 +370,7 @@ class LinkEngine {
   LinkConfig cfg_;
   std::string down_reason_;
   std::vector<ps_t> arrival_, delivery_;  // per seq, when record_times_
-  std::vector<ps_t> first_tx_;            // per seq, when record_first_tx_
+  std::vector<ps_t> first_tx_;            // when record_first_tx_: by seq mod a power of two >= TxReplay occupancy
   std::uint64_t replay_next_ = 0;
   std::uint64_t replay_items_queued_ = 0;
   std::uint64_t next_request_id_ = 0, last_served_request_ = 0;
