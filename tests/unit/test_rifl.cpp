@@ -391,6 +391,24 @@ TEST(RiflAnalytic, ReverseHitDuringARecovery) {
     EXPECT_GT(absorbed, 3) << "H " << H;
     EXPECT_GT(sum_ab, 0);
     EXPECT_GT(sum_ba, sum_ab);  // the reverse stream's stall ends earlier, so it is extended more
+    // Two hits in one recovery: only the first counts (the second falls in
+    // the first hit's own recovery); reverse_overlap_expected uses that.
+    {
+      const double d1 = 0.55 * F1, d2 = 0.7 * F1;
+      auto two = with;
+      two.push_back({0, 1, kPrimary + static_cast<std::uint64_t>(d1)});
+      two.push_back({0, 1, kPrimary + static_cast<std::uint64_t>(d2)});
+      const auto r = last_deliveries(c, two);
+      const double ab = static_cast<double>(r.first - base.first) - F1;
+      const double e1 = reverse_hit_extension(d, F1, F2, true, std::floor(d1)),
+                   e2 = reverse_hit_extension(d, F1, F2, true, std::floor(d2));
+      ASSERT_GT(e1, 20);
+      ASSERT_GT(e2, e1 + 50);
+      EXPECT_NEAR(ab, e1, 3) << "H " << H << " e1 " << e1 << " e2 " << e2;
+      const double p = 1e-3, s1 = reverse_overlap_slots(d, F1, F2, true);
+      EXPECT_LT(reverse_overlap_expected(d, F1, F2, true, p), p * s1);
+      EXPECT_NEAR(reverse_overlap_expected(d, F1, F2, true, 1e-9), 1e-9 * s1, 1e-9 * s1 * 1e-4);
+    }
     // The closed-form sum is the sum of the per-hit extensions.
     double loop[2] = {0, 0};
     for (double dd = 0; dd <= F1; ++dd)

@@ -173,6 +173,20 @@ double reverse_overlap_slots(const RiflDerived& d, double f_primary, double f_hi
   return sum;
 }
 
+double reverse_overlap_expected(const RiflDerived& d, double f_primary, double f_hit, bool primary_stream, double p) {
+  // Only the first hit counts: it makes Y the forwarder, and a later hit on
+  // Y's frames falls in Y's own recovery (free before its replay window,
+  // whose restarts the restart factor carries). E = sum over dd of
+  // P(first hit at dd) e(dd), P = p (1 - p)^(dd - first).
+  const ReverseOffsets o = reverse_offsets(d, f_primary, f_hit, primary_stream);
+  double sum = 0, none = 1;  // none = P(no hit in the earlier request slots)
+  for (double dd = std::ceil(o.first); dd <= o.last; ++dd) {
+    sum += none * p * extension(o, dd);
+    none *= 1 - p;
+  }
+  return sum;
+}
+
 double resume_wait_slots(const RiflDerived& d) { return 4.0 * d.delay_slots + 25; }
 
 AnalyticTerms analytic_terms(const RiflConfig& c, const RiflDerived& d) {
@@ -194,10 +208,10 @@ AnalyticTerms analytic_terms(const RiflConfig& c, const RiflDerived& d) {
   t.restart_ab = 1 / (1 - qa);
   t.restart_ba = 1 / (1 - qb);
   const double fa = t.phase.ab_per_ab * t.restart_ab, fb = t.phase.ba_per_ba * t.restart_ba;
-  t.fail_cost_ab = {fa + t.p_ba * reverse_overlap_slots(d, fa, fb, true),
-                    t.phase.ab_per_ba * t.restart_ba + t.p_ab * reverse_overlap_slots(d, fb, fa, false)};
-  t.fail_cost_ba = {fb + t.p_ab * reverse_overlap_slots(d, fb, fa, true),
-                    t.phase.ba_per_ab * t.restart_ab + t.p_ba * reverse_overlap_slots(d, fa, fb, false)};
+  t.fail_cost_ab = {fa + reverse_overlap_expected(d, fa, fb, true, t.p_ba),
+                    t.phase.ab_per_ba * t.restart_ba + reverse_overlap_expected(d, fb, fa, false, t.p_ab)};
+  t.fail_cost_ba = {fb + reverse_overlap_expected(d, fb, fa, true, t.p_ab),
+                    t.phase.ba_per_ab * t.restart_ab + reverse_overlap_expected(d, fa, fb, false, t.p_ba)};
   const double N = c.lanes;
   // One stream: fraction f of the time one lane blocks it, self-consistent.
   auto stream = [&](const FailCost& k, double p_own, double p_rev, double& blocking, double& stall) {

@@ -137,6 +137,13 @@ LaneBanks lane_banks(const RiflConfig& c, const RiflDerived& d);
 /// Checked against scripted pairs at three cable lengths
 /// (RiflAnalytic.ReverseHitDuringARecovery).
 double reverse_overlap_slots(const RiflDerived& d, double f_primary, double f_hit, bool primary_stream);
+/// Expected extension when each request slot is hit with probability p.
+/// Only the first hit counts: it makes Y the forwarder, and a later hit on
+/// Y's frames falls in Y's own recovery (free before its replay window;
+/// restarts there are in the restart factor). So this is the sum over dd of
+/// p (1 - p)^(dd - (H + 3)) times the extension: p x reverse_overlap_slots
+/// to first order.
+double reverse_overlap_expected(const RiflDerived& d, double f_primary, double f_hit, bool primary_stream, double p);
 /// The extension by one hit at dd slots after the primary failure (0
 /// outside the request slots).
 double reverse_hit_extension(const RiflDerived& d, double f_primary, double f_hit, bool primary_stream, double dd);
@@ -180,7 +187,7 @@ struct AnalyticTerms {
 /// - Lane stall per failure (FailCost): the counter-phase chain's
 ///   stationary mean (stationary_phase_costs), times 1 / (1 - p W) for
 ///   restarts by same-direction hits in the replay window
-///   (replay_window_slots), plus p x reverse_overlap_slots for the other
+///   (replay_window_slots), plus reverse_overlap_expected for the other
 ///   direction's hits during it; + resume_wait_slots for a failure of the
 ///   other direction on a lane that is paused.
 /// - Blocking: a lane blocks the stream for its stall minus the time its
