@@ -219,7 +219,7 @@ AnalyticTerms analytic_terms(const RiflConfig& c, const RiflDerived& d) {
     const double Cp = C + p_rev / lam * t.resume_wait;  // failing while paused
     double f = 0;
     for (int it = 0; it < 100000; ++it) {
-      const double ro = std::pow(1 - f, N - 1);  // no other lane blocks
+      const double ro = std::max(std::pow(1 - f, N - 1), 1e-12);  // no other lane blocks
       const double S =
           ro * std::max(0.0, C - t.banks.isolated / ro) + (1 - ro) * std::max(0.0, Cp - t.banks.overlap / ro);
       const double Cm = ro * C + (1 - ro) * Cp;

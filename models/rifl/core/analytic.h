@@ -124,16 +124,16 @@ LaneBanks lane_banks(const RiflConfig& c, const RiflDerived& d);
 /// only after X's requests stop and its flag drops (H, 16 data-or-idle
 /// frames, 3 reaction slots): 2H + 19 later. (8 slots of each are X's 8
 /// requests interleaved with its replayed frames; a hit X detects in the
-/// idle part of its sequence, 3B - rc slots, saves them.) A hit at dd thus extends the
-/// forward stream's stall by max(0, dd - (F1 - F2 - H - 3)) slots and the
+/// idle part of its sequence, 3B - rc slots, saves them.) A hit at dd thus
+/// extends the forward stream's stall by max(0, dd - (F1 - F2 - H - 3)) and the
 /// reverse stream's by max(0, dd - (F1 - F2 - 5H - 44)); earlier hits are
 /// absorbed. Once X's requests for the hit reach Y after Y has left its
 /// requester role (dd >= F1 - 3H - 28), Y starts an ordinary recovery: a
 /// later hit no longer ends later; the forward stream's extension falls
 /// one slot per slot of dd, the reverse stream's about two, to the hit's own
-/// F2 (the two recoveries then run one after the other). Returns the sum of that extension over the request slots
-/// dd = H + 3 .. F1 - H - 13 (times the hit probability p per slot: the
-/// expected extension). primary_stream: the primary's forward stream.
+/// F2 (the two recoveries then run one after the other). Returns the sum of
+/// that extension over the request slots dd = H + 3 .. F1 - H - 13 (slots);
+/// primary_stream: the primary's forward stream.
 /// Checked against scripted pairs at three cable lengths
 /// (RiflAnalytic.ReverseHitDuringARecovery).
 double reverse_overlap_slots(const RiflDerived& d, double f_primary, double f_hit, bool primary_stream);
