@@ -44,14 +44,24 @@ def ber_sweep(d, out):
     else:
         a = analytic_from_points(d)
         ana = [a[x["ber"]] for x in r]
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.2))
+    fig, (a1, a3, a2) = plt.subplots(1, 3, figsize=(16, 4.2))
     a1.semilogx(ber, sim, "o-", label="simulated")
-    a1.semilogx(ber, ana, "--", label="analytic (first order)")
+    a1.semilogx(ber, ana, "--", label="analytic (renewal model)")
     a1.set_xlabel("bit error rate (both directions)")
     a1.set_ylabel("bandwidth ratio (vs error free)")
     a1.set_title("RIFL, 4 x 28 Gb/s, 10 m, 256-bit frames")
     a1.grid(True, which="both", alpha=0.3)
     a1.legend()
+    # gap = (analytic - simulated) / simulated where something was lost
+    pts = [(b, 100.0 * (a - s) / s) for b, s, a in zip(ber, sim, ana) if s < 0.999]
+    a3.semilogx([b for b, _ in pts], [g for _, g in pts], "o-")
+    a3.axhspan(-2, 2, color="green", alpha=0.12, label="+-2 %")
+    a3.axhline(0, color="black", lw=0.8)
+    a3.set_xlabel("bit error rate (both directions)")
+    a3.set_ylabel("analytic - simulated (% of simulated)")
+    a3.set_title("gap (points with a loss > 0.1 %)")
+    a3.grid(True, which="both", alpha=0.3)
+    a3.legend()
     for key, label in [("mean_latency_ns", "mean"), ("p99_latency_ns", "P99"), ("p999_latency_ns", "P99.9")]:
         a2.loglog(ber, [float(x[key]) / 1e3 for x in r], "o-", label=label)
     a2.set_xlabel("bit error rate (both directions)")

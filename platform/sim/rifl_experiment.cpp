@@ -156,7 +156,9 @@ void result_json(const config::RiflExperimentConfig& cfg, const rifl::RiflLink& 
   j["fabricsim"] = "0.1.0";
   j["status"] = "done";
   j["config"] = config::to_json(cfg);
-  const auto num_or_null = [](double v) { return std::isnan(v) ? nlohmann::ordered_json() : nlohmann::ordered_json(v); };
+  const auto num_or_null = [](double v) {
+    return std::isnan(v) ? nlohmann::ordered_json() : nlohmann::ordered_json(v);
+  };
   j["row"] = {{"ber", sci(f.ber_mean)},
               {"bandwidth_ratio", f.ratio},
               {"analytic_bandwidth_ratio", num_or_null(f.analytic)},
@@ -199,6 +201,28 @@ void result_json(const config::RiflExperimentConfig& cfg, const rifl::RiflLink& 
                   {"undetected_per_frame", f.p_ud},
                   {"undetected_truncation_bound", f.ud_truncation_bound},
                   {"crc_min_distance", f.crc_min_distance}};
+  if (!c.fec_on) {
+    // The terms of the analytic bandwidth ratio (models/rifl/core/analytic.h).
+    const rifl::AnalyticTerms t = rifl::analytic_terms(c, d);
+    const auto fin = [](double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(); };
+    auto stream = [&](const rifl::FailCost& k, double stall, double blocking, double ratio) {
+      return nlohmann::ordered_json{{"failure_cost_own_slots", fin(k.own)},
+                                    {"failure_cost_other_slots", fin(k.rev)},
+                                    {"lane_stall_slots", fin(stall)},
+                                    {"blocking_slots", fin(blocking)},
+                                    {"ratio", fin(ratio)}};
+    };
+    j["analytic"] = {{"first_order_ratio", fin(rifl::analytic_bandwidth_ratio_first_order(c, d))},
+                     {"phase_forward_slots", {t.phase.ab_per_ab, t.phase.ba_per_ba}},
+                     {"phase_reverse_slots", {t.phase.ab_per_ba, t.phase.ba_per_ab}},
+                     {"replay_window_slots", t.window_slots},
+                     {"restarts_per_failure", {fin(t.restart_ab), fin(t.restart_ba)}},
+                     {"isolated_bank_frames", t.banks.isolated},
+                     {"overlap_bank_frames", t.banks.overlap},
+                     {"resume_wait_slots", t.resume_wait},
+                     {"a_to_b", stream(t.fail_cost_ab, t.stall_ab, t.blocking_ab, t.ratio_ab)},
+                     {"b_to_a", stream(t.fail_cost_ba, t.stall_ba, t.blocking_ba, t.ratio_ba)}};
+  }
   j["simulation"] = {{"slots", link.slots()}, {"error_free_slots", clean_slots}, {"simulated_us", f.span_ns / 1e3}};
   for (int x = 0; x < 2; ++x) {
     j[x ? "b_to_a" : "a_to_b"] = direction_json(link.stats(x));
@@ -245,7 +269,10 @@ RiflRunResult run_rifl_experiment(const config::RiflExperimentConfig& cfg, repor
       "  retransmit buffer {} frames, one-way {} slots of {:.3f} ns, {:.1f} us simulated\n",
       f.ratio, f.analytic, f.goodput_gbps, f.efficiency, f.mean, f.p99, f.p999, link.latencies_slots().size(), f.retx,
       s0.detected_errors + s1.detected_errors, f.undetected, s0.out_of_sync + s1.out_of_sync,
-      std::isnan(f.mtbf_years) ? "n/a" : std::isfinite(f.mtbf_years) ? sci(f.mtbf_years) : "inf", d.buffer, d.delay_slots, d.slot_ns, f.span_ns / 1e3);
+      std::isnan(f.mtbf_years)      ? "n/a"
+      : std::isfinite(f.mtbf_years) ? sci(f.mtbf_years)
+                                    : "inf",
+      d.buffer, d.delay_slots, d.slot_ns, f.span_ns / 1e3);
   return r;
 }
 

@@ -24,6 +24,41 @@ RiflConfig small(std::uint32_t lanes, std::uint64_t bytes) {
   c.bytes_per_direction = bytes;
   return c;
 }
+
+// A scripted frame error: lane, direction (0 = A->B), slot.
+struct Hit {
+  std::uint32_t lane;
+  int dir;
+  std::uint64_t slot;
+};
+// Last delivery slot of each direction with exactly these frame errors.
+std::pair<std::int64_t, std::int64_t> last_deliveries(const RiflConfig& c, const std::vector<Hit>& hits) {
+  RiflLink r(c);
+  std::vector<std::uint64_t> at;
+  for (const auto& h : hits) at.push_back(h.slot);
+  std::sort(at.begin(), at.end());
+  at.erase(std::unique(at.begin(), at.end()), at.end());
+  r.set_script({[hits](std::uint32_t lane, int dir, std::uint64_t slot, FrameKind) {
+                  for (const auto& h : hits)
+                    if (h.lane == lane && h.dir == dir && h.slot == slot) return std::vector<std::uint16_t>{100};
+                  return std::vector<std::uint16_t>{};
+                },
+                at});
+  EXPECT_EQ(r.run(), RiflLink::Status::done) << r.diagnosis();
+  return {static_cast<std::int64_t>(r.stats(0).last_delivery_slot),
+          static_cast<std::int64_t>(r.stats(1).last_delivery_slot)};
+}
+// One lane, B = 256, 300-B packets, `cable` metres; prefix errors A, B, A
+// 2000 slots apart from slot 5000 leave (chain) rc_A = 2B, rc_B = 3B - H - 7.
+RiflConfig one_lane(double cable) {
+  RiflConfig c = small(1, 3'000'000);
+  c.retransmit_buffer = 256;
+  c.cable_m = cable;
+  c.payload_min = c.payload_max = 300;
+  return c;
+}
+const std::vector<Hit> kPrefixABA{{0, 0, 5000}, {0, 1, 7000}, {0, 0, 9000}};
+constexpr std::uint64_t kPrimary = 12000;  // the primary A->B failure after kPrefixABA
 }  // namespace
 
 TEST(RiflCrc12, HandComputedVectors) {
@@ -280,6 +315,234 @@ TEST(RiflAnalytic, RecoveryCostMatchesAScriptedError) {
   EXPECT_EQ(e2.first - e1.first, k.forward_slots);
   EXPECT_EQ(e2.second - e1.second, k.reverse_slots);
   EXPECT_NEAR(frame_error_probability(1e-6, 256), 256e-6, 256e-6 * 1e-3);
+}
+
+TEST(RiflAnalytic, RetransmitCounterPhaseChain) {
+  // Isolated errors (2000 slots apart) in a chosen order of directions: each
+  // one's cost to both streams is the chain step's figure, exactly.
+  RiflConfig c = small(1, 3'000'000);
+  c.retransmit_buffer = 256;
+  c.payload_min = c.payload_max = 300;
+  const auto d = derive(c);
+  const std::vector<int> dirs{0, 1, 0, 0, 1, 1, 0, 1, 1, 0};
+  auto run = [&](std::size_t errors) {
+    RiflLink r(c);
+    std::vector<std::uint64_t> at;
+    for (std::size_t i = 0; i < errors; ++i) at.push_back(5000 + 2000 * i);
+    r.set_script({[&, at](std::uint32_t, int dir, std::uint64_t slot, FrameKind) {
+                    const auto it = std::find(at.begin(), at.end(), slot);
+                    return it != at.end() && dirs[it - at.begin()] == dir ? std::vector<std::uint16_t>{100}
+                                                                          : std::vector<std::uint16_t>{};
+                  },
+                  at});
+    EXPECT_EQ(r.run(), RiflLink::Status::done);
+    return std::make_pair(r.stats(0).last_delivery_slot, r.stats(1).last_delivery_slot);
+  };
+  std::uint32_t rc[2] = {0, 0};  // the link starts with both counters at 0
+  auto prev = run(0);
+  std::set<double> seen;
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    const int f = dirs[i], q = 1 - f;
+    const double cf = forward_cost_at(d, rc[f]);
+    seen.insert(cf);
+    const double cost[2] = {f == 0 ? cf : cf - 2.0 * d.delay_slots - 15, f == 1 ? cf : cf - 2.0 * d.delay_slots - 15};
+    const auto now = run(i + 1);
+    EXPECT_EQ(static_cast<double>(now.first - prev.first), cost[0]) << "error " << i;
+    EXPECT_EQ(static_cast<double>(now.second - prev.second), cost[1]) << "error " << i;
+    rc[q] = requester_rc_after(d, rc[q], cf);
+    rc[f] = 2 * d.buffer;
+    prev = now;
+  }
+  // The order visits all three phases: rc = 0 (2B + 2), 2B (3B + 2) and in between.
+  EXPECT_EQ(seen.size(), 3u);
+  EXPECT_EQ(*seen.begin(), 2.0 * d.buffer + 2);
+  EXPECT_EQ(*seen.rbegin(), 3.0 * d.buffer + 2);
+  // Stationary means with both directions equally likely: between 2B+2 and
+  // 3B+2, the two streams symmetric, reverse = forward - (2H + 15).
+  const PhaseCosts k = stationary_phase_costs(d, 0.5);
+  EXPECT_GT(k.ab_per_ab, 2.0 * d.buffer + 2);
+  EXPECT_LT(k.ab_per_ab, 3.0 * d.buffer + 2);
+  EXPECT_NEAR(k.ab_per_ab, k.ba_per_ba, 1e-9);
+  EXPECT_NEAR(k.ab_per_ab - k.ba_per_ab, 2.0 * d.delay_slots + 15, 1e-9);
+  // Only A->B failing: every recovery follows a forward one at A (3B + 2).
+  EXPECT_NEAR(stationary_phase_costs(d, 1.0).ab_per_ab, 3.0 * d.buffer + 2, 1e-9);
+}
+
+TEST(RiflAnalytic, SecondErrorCostsOnlyInTheReplayWindow) {
+  // A second A->B error during an A->B recovery: free before the window of
+  // the last 4H + 58 slots, a whole further recovery inside it.
+  for (double cable : {10.0, 30.0}) {
+    const RiflConfig c = one_lane(cable);
+    const auto d = derive(c);
+    const double H = d.delay_slots, B = d.buffer;
+    EXPECT_EQ(replay_window_slots(d), 4 * H + 58);
+    // Chain after kPrefixABA: rc_A = 2B, so F1 = 3B + 2; the appended recovery starts at 2B too.
+    const double F1 = forward_cost_at(d, 2 * d.buffer);
+    ASSERT_EQ(F1, 3 * B + 2);
+    const auto base = last_deliveries(c, kPrefixABA);
+    auto with = kPrefixABA;
+    with.push_back({0, 0, kPrimary});
+    const auto one = last_deliveries(c, with);
+    ASSERT_EQ(one.first - base.first, F1);
+    const double end = 2 * H + 13 + F1, start = end - replay_window_slots(d);
+    for (double dd : {0.0, 100.0, start - 2, start - 1, start, start + 1, start + 40, end - 10, end - 1}) {
+      auto two = with;
+      two.push_back({0, 0, kPrimary + static_cast<std::uint64_t>(dd)});
+      const double extra = static_cast<double>(last_deliveries(c, two).first - one.first);
+      if (dd < start)
+        EXPECT_EQ(extra, 0) << "H " << H << " dd " << dd;
+      else
+        EXPECT_NEAR(extra, F1, 5) << "H " << H << " dd " << dd;  // a whole recovery (+- the exit's parity)
+    }
+  }
+}
+
+TEST(RiflAnalytic, ReverseHitDuringARecovery) {
+  // A B->A hit on B's retransmit requests during an A->B recovery: absorbed
+  // early, then it extends both streams' stalls one slot per slot of delay.
+  for (double cable : {2.0, 10.0, 30.0}) {
+    const RiflConfig c = one_lane(cable);
+    const auto d = derive(c);
+    const double H = d.delay_slots;
+    // Chain: rc_A = 2B, rc_B = 3B - H - 7 before the primary; the requester B wraps to 0 in it.
+    const double F1 = forward_cost_at(d, 2 * d.buffer);
+    const std::uint32_t rcb = requester_rc_after(d, 3 * d.buffer - d.delay_slots - 7, F1);
+    ASSERT_EQ(rcb, 0u);
+    const double F2 = forward_cost_at(d, rcb), rev = 2 * H + 15;
+    const auto base = last_deliveries(c, kPrefixABA);
+    auto with = kPrefixABA;
+    with.push_back({0, 0, kPrimary});
+    double worst = 0, worst_tail = 0, sum_ab = 0, sum_ba = 0;
+    int absorbed = 0;
+    // (The first round trip of requests is left out: a hit there is almost
+    // simultaneous with the primary and costs a few slots more.)
+    for (double dd = 3 * H + 3; dd <= F1 - H - 13; dd += 11) {
+      auto two = with;
+      two.push_back({0, 1, kPrimary + static_cast<std::uint64_t>(dd)});
+      const auto r = last_deliveries(c, two);
+      const double ab = static_cast<double>(r.first - base.first) - F1;  // beyond the primary's own cost
+      const double ba = static_cast<double>(r.second - base.second) - (F1 - rev);
+      const double mab = reverse_hit_extension(d, F1, F2, true, dd), mba = reverse_hit_extension(d, F1, F2, false, dd);
+      // exact to the slot parity up to the tail (dd >= F1 - 3H - 28), within 8 slots in it
+      if (dd < F1 - 3 * H - 28)
+        worst = std::max({worst, std::fabs(ab - mab), std::fabs(ba - mba)});
+      else
+        worst_tail = std::max({worst_tail, std::fabs(ab - mab), std::fabs(ba - mba)});
+      if (ab == 0 && ba <= 1 && mab == 0 && mba == 0) ++absorbed;
+      sum_ab += mab;
+      sum_ba += mba;
+    }
+    EXPECT_LE(worst, 3) << "H " << H;  // slot parity of the interleaving
+    EXPECT_LE(worst_tail, 8) << "H " << H;
+    EXPECT_GT(absorbed, 3) << "H " << H;
+    EXPECT_GT(sum_ab, 0);
+    EXPECT_GT(sum_ba, sum_ab);  // the reverse stream's stall ends earlier, so it is extended more
+    // Two hits in one recovery: only the first counts (the second falls in
+    // the first hit's own recovery); reverse_overlap_expected uses that.
+    {
+      const double d1 = 0.55 * F1, d2 = 0.7 * F1;
+      auto two = with;
+      two.push_back({0, 1, kPrimary + static_cast<std::uint64_t>(d1)});
+      two.push_back({0, 1, kPrimary + static_cast<std::uint64_t>(d2)});
+      const auto r = last_deliveries(c, two);
+      const double ab = static_cast<double>(r.first - base.first) - F1;
+      const double e1 = reverse_hit_extension(d, F1, F2, true, std::floor(d1)),
+                   e2 = reverse_hit_extension(d, F1, F2, true, std::floor(d2));
+      ASSERT_GT(e1, 20);
+      ASSERT_GT(e2, e1 + 50);
+      EXPECT_NEAR(ab, e1, 3) << "H " << H << " e1 " << e1 << " e2 " << e2;
+      const double p = 1e-3, s1 = reverse_overlap_slots(d, F1, F2, true);
+      EXPECT_LT(reverse_overlap_expected(d, F1, F2, true, p), p * s1);
+      EXPECT_NEAR(reverse_overlap_expected(d, F1, F2, true, 1e-9), 1e-9 * s1, 1e-9 * s1 * 1e-4);
+    }
+    // The closed-form sum is the sum of the per-hit extensions.
+    double loop[2] = {0, 0};
+    for (double dd = 0; dd <= F1; ++dd)
+      for (int s = 0; s < 2; ++s) loop[s] += reverse_hit_extension(d, F1, F2, s == 0, dd);
+    EXPECT_NEAR(reverse_overlap_slots(d, F1, F2, true), loop[0], 1e-6);
+    EXPECT_NEAR(reverse_overlap_slots(d, F1, F2, false), loop[1], 1e-6);
+  }
+}
+
+TEST(RiflAnalytic, FlowControlBanksOfBondedLanes) {
+  struct Case {
+    double cable;
+    std::uint32_t fc_off, fc_on;
+  };
+  for (const Case& k : {Case{10, 34, 68}, Case{10, 60, 120}, Case{30, 60, 200}, Case{2, 0, 0}}) {
+    RiflConfig c = small(4, 16'000'000);
+    c.retransmit_buffer = 256;
+    c.payload_min = c.payload_max = 300;
+    c.cable_m = k.cable;
+    c.fc_off = k.fc_off;
+    c.fc_on = k.fc_on;
+    const auto d = derive(c);
+    const double B = d.buffer, H = d.delay_slots;
+    const LaneBanks bank = lane_banks(c, d);
+    EXPECT_EQ(bank.isolated, std::max(0.0, d.fc_off - (2 * H + 1)));
+    EXPECT_EQ(bank.overlap, d.fc_on - 12.0);
+    const std::vector<Hit> first{{0, 0, 5000}};  // lane 0's first recovery (rc 0)
+    const auto a = last_deliveries(c, first);
+    // Isolated: lane 1's first recovery (rc 0, 2B + 2) after lane 0's: the stream loses 2B + 2 - isolated bank.
+    auto iso = first;
+    iso.push_back({1, 0, 15000});
+    EXPECT_EQ(last_deliveries(c, iso).first - a.first, 2 * B + 2 - bank.isolated) << k.fc_on;
+    // Overlap: lane 0 fails again (rc 2B: 3B + 2); lane 1 fails dd later while paused.
+    auto two = first;
+    two.push_back({0, 0, 15000});
+    const auto b = last_deliveries(c, two);
+    const double C1 = 3 * B + 2, C2 = 2 * B + 2;
+    for (double dd : {450.0, 500.0}) {
+      auto same = two;
+      same.push_back({1, 0, 15000 + static_cast<std::uint64_t>(dd)});
+      const double ext = dd + C2 - C1 - bank.overlap;
+      ASSERT_GT(ext, 0);
+      EXPECT_EQ(last_deliveries(c, same).first - b.first, ext) << "fc_on " << d.fc_on << " dd " << dd;
+      // The other direction failing on the paused lane: its requester end
+      // (stall from H + 3, C_rev = C2 - (2H + 15)) also waits for the resume.
+      auto other = two;
+      other.push_back({1, 1, 15000 + static_cast<std::uint64_t>(dd)});
+      const double ext_rev =
+          dd + (H + 3) + (C2 - (2 * H + 15)) + resume_wait_slots(d) - (2 * H + 13) - C1 - bank.overlap;
+      EXPECT_NEAR(static_cast<double>(last_deliveries(c, other).first - b.first), ext_rev, 2)
+          << "fc_on " << d.fc_on << " dd " << dd;
+    }
+  }
+}
+
+TEST(RiflAnalytic, BandwidthRatioModel) {
+  RiflConfig c;  // the study's link: 4 lanes, B = 256, H = 13
+  const auto d = derive(c);
+  // Error free and the low-BER limit: each failure costs the stream its
+  // mean lane stall minus the isolated bank.
+  c.ber_ab = c.ber_ba = 0;
+  EXPECT_EQ(analytic_bandwidth_ratio(c, d), 1.0);
+  c.ber_ab = c.ber_ba = 1e-11;
+  const auto t = analytic_terms(c, d);
+  const double p = frame_error_probability(1e-11, 256), C = 0.5 * (t.phase.ab_per_ab + t.phase.ab_per_ba);
+  EXPECT_NEAR(1 - analytic_bandwidth_ratio(c, d), 4 * 2 * p * (C - t.banks.isolated), 1e-3 * 8 * p * C);
+  // Decreasing over the study's sweep, never above the first-order figure at the knee.
+  double prev = 1;
+  for (double e = -12; e <= -5 + 1e-9; e += 0.25) {
+    c.ber_ab = c.ber_ba = std::pow(10.0, e);
+    const double r = analytic_bandwidth_ratio(c, d);
+    EXPECT_LT(r, prev + 1e-12) << e;
+    EXPECT_GT(r, 0) << e;
+    prev = r;
+  }
+  c.ber_ab = c.ber_ba = 1e-6;
+  EXPECT_LT(analytic_bandwidth_ratio(c, d), analytic_bandwidth_ratio_first_order(c, d));
+  // One lane: ratio = 1 / (1 + p_ab C_own + p_ba C_rev) with the per-stream costs.
+  RiflConfig one = c;
+  one.lanes = 1;
+  one.retransmit_buffer = 256;
+  const auto d1 = derive(one);
+  const auto t1 = analytic_terms(one, d1);
+  EXPECT_EQ(t1.banks.overlap, 0);
+  EXPECT_NEAR(t1.ratio_ab, 1 / (1 + t1.p_ab * t1.fail_cost_ab.own + t1.p_ba * t1.fail_cost_ab.rev), 1e-12);
+  // A hopeless BER (every recovery restarted) gives 0, not a negative ratio.
+  one.ber_ab = one.ber_ba = 0.01;
+  EXPECT_EQ(analytic_bandwidth_ratio(one, d1), 0.0);
 }
 
 TEST(RiflLink, CorruptedFlowControlFrameIsDelayedNeverLost) {
