@@ -185,9 +185,10 @@ class LinkEngine {
     __builtin_prefetch(pending_.head_address());
     __builtin_prefetch(txq_.head_address());
     __builtin_prefetch(credit_returns_.head_address());
-    const char* pol = reinterpret_cast<const char*>(policy_.get());
-    __builtin_prefetch(pol);
-    __builtin_prefetch(pol + 64);
+    // (Addresses as integers: a small policy object may end before the second line.)
+    const std::uintptr_t pol = reinterpret_cast<std::uintptr_t>(policy_.get());
+    __builtin_prefetch(reinterpret_cast<const void*>(pol));
+    __builtin_prefetch(reinterpret_cast<const void*>(pol + 64));
   }
   /// Record per-flit arrival and delivery times (default on; arrival_time()
   /// and delivery_time() need it). Turn off before the first offer to keep
