@@ -12,11 +12,15 @@
 #include "models/switch/ualink_switch.h"
 #include "platform/fabric/fabric_graph.h"
 #include "platform/sim/fabric_run.h"
+#include "platform/sim/huge_pages.h"
 #include "sw/schedule_exec.h"
 
 namespace fabricsim::sim {
 
 namespace {
+// From this many link directions on (the 64-accelerator pod has 1,024) the
+// heap is backed by huge pages (back_heap_with_huge_pages()).
+constexpr std::size_t kHugePageDirections = 1024;
 
 /// fabric_core::Routing over the platform's FabricGraph.
 class GraphRouting : public fabric_core::Routing {
@@ -208,6 +212,9 @@ void FabricPlatform::build_kernel(const fabric::FabricRunConfig& cfg,
   auto engine = std::make_unique<fabric_core::FabricEngine>(std::move(en), std::move(el), cfg.seed,
                                                             std::make_shared<GraphRouting>(graph));
   engine_ = engine.get();
+  // A large fabric's link directions (engines, queues, policies, switch
+  // ports, all allocated by now) outgrow the TLB on 4-KiB pages.
+  if (engine->directions() >= kHugePageDirections) back_heap_with_huge_pages();
   // External initiators in rank order: socket k is endpoint N + k.
   std::sort(inits_.begin(), inits_.end());
   models::fabric_kernel::tlm_boundary b;

@@ -76,6 +76,8 @@ FabricEngine::FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink
         dir.eng->set_record_times(false);
         dir.eng->set_lazy_quiet_events(true);
         dir.eng->enable_credits(l.config.rx_buffer_flits);
+        dir.eng->reserve_queues();
+        dir.tags.reserve(16);
         dir.credit_delay = l.config.control_base_delay_ps + l.config.propagation_ps;
         dir.eng->set_delivery_hook([this, idx](std::uint64_t, ps_t t) { on_delivery(idx, t); });
       }
@@ -102,6 +104,8 @@ FabricEngine::FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink
       dirs_.push_back(std::move(dir));
     }
   }
+  engines_.reserve(dirs_.size());
+  for (const Direction& dir : dirs_) engines_.push_back(dir.eng.get());
   for (std::size_t n = 0; n < nodes_.size(); ++n) {
     if (!nodes_[n].component) continue;
     attachments_.push_back(std::make_unique<Attachment>(*this, n));
@@ -237,6 +241,20 @@ ps_t FabricEngine::run(ps_t limit, std::vector<Completion>& out) {
       if (run_rifl(d, t, limit, out, before, completed_at)) break;  // a RIFL link cannot progress
       continue;
     }
+    // Memory latency, not instructions, grows with the fabric: every event
+    // finds its direction's state out of the caches once the directions
+    // outgrow them. While this direction is stepped, the one whose event
+    // comes next (the heap's minimum: a hint; a prefetch changes no result)
+    // is loaded: its hot fields now, the queue slots they point to after the
+    // step.
+    link::LinkEngine* next_eng = nullptr;
+    if (!heap_.empty()) {
+      heap_.min_key();
+      const std::size_t nd = heap_.min_value();
+      next_eng = engines_[nd];
+      __builtin_prefetch(&dirs_[nd]);
+      if (next_eng) next_eng->prefetch_state();
+    }
     // Step this direction for as long as its next event is no later than every
     // other direction's (the global order is kept; one heap update per run).
     link::LinkEngine& eng = *ep;
@@ -255,6 +273,7 @@ ps_t FabricEngine::run(ps_t limit, std::vector<Completion>& out) {
       }
       te = eng.next_event_time();
     } while (te < limit && te < next_event_time());
+    if (next_eng) next_eng->prefetch_queues();
     schedule_at(d, te);
   }
   sink_ = nullptr;

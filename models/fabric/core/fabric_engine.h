@@ -213,6 +213,9 @@ class FabricEngine : public TimingCore {
 
   std::vector<EngineNode> nodes_;
   std::vector<Direction> dirs_;
+  // dirs_[d].eng.get() side by side: the next event's engine is prefetched
+  // without first loading its (cold) direction.
+  std::vector<link::LinkEngine*> engines_;
   std::vector<std::vector<std::size_t>> out_dir_;  // node -> port -> direction index (or npos)
   std::vector<std::vector<std::size_t>> in_dir_;   // node -> port -> incoming direction index (or npos)
   std::vector<std::size_t> rank_node_;

@@ -22,7 +22,10 @@ class RadixHeap {
     if (key < last_) throw std::logic_error("RadixHeap: key below the last popped key");
     buckets_[index(key)].push_back({key, value});
     ++size_;
-    if (min_ != kUnknown && key < min_) min_ = key;
+    if (min_ != kUnknown && key < min_) {
+      min_ = key;
+      min_value_ = value;
+    }
   }
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
@@ -33,11 +36,18 @@ class RadixHeap {
     for (const auto& b : buckets_) {
       if (b.empty()) continue;
       for (const auto& it : b)
-        if (it.first < min_) min_ = it.first;
+        if (it.first < min_) {
+          min_ = it.first;
+          min_value_ = it.second;
+        }
       break;
     }
     return min_;
   }
+  /// Value of an item with the smallest key (a hint of what pop() returns
+  /// soon, e.g. to prefetch its state). Precondition: not empty, min_key()
+  /// called since the last pop().
+  std::size_t min_value() const { return buckets_[0].empty() ? min_value_ : buckets_[0].back().second; }
   /// Remove and return an item with the smallest key; among equal keys, the
   /// most recently redistributed or pushed first (deterministic).
   Item pop() {
@@ -72,6 +82,7 @@ class RadixHeap {
   std::uint64_t last_ = 0;
   std::uint64_t min_ = std::numeric_limits<std::uint64_t>::max();
   std::size_t size_ = 0;
+  std::size_t min_value_ = 0;  // value of an item with key min_ (when min_ is known and bucket 0 empty)
 };
 
 }  // namespace fabricsim::fabric_core

@@ -59,6 +59,10 @@ class ControlSerializer {
   /// Replay-request copies queued or in flight.
   std::size_t requests_queued() const { return requests_queued_; }
   std::size_t in_flight() const { return q_.size(); }
+  /// Room for n control flits before the queue's first growth.
+  void reserve(std::size_t n) { q_.reserve(n); }
+  /// Address of the oldest control flit's slot (for a prefetch).
+  const void* head_address() const { return q_.head_address(); }
   std::uint64_t flits_sent() const { return sent_; }
   std::uint64_t acks_coalesced() const { return coalesced_; }
 

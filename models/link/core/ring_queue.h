@@ -40,12 +40,20 @@ class RingQueue {
   /// i-th element from the front (i < size()).
   const T& at(std::size_t i) const { return buf_[(head_ + i) & (cap_ - 1)]; }
   const T& front() const { return buf_[head_]; }
+  /// Address of the front slot (for a prefetch; not to be read when empty).
+  const T* head_address() const { return buf_.get() + head_; }
   T& back() { return buf_[(head_ + size_ - 1) & (cap_ - 1)]; }
   const T& back() const { return buf_[(head_ + size_ - 1) & (cap_ - 1)]; }
   void push_back(const T& v) {
     if (size_ == cap_) grow();
     buf_[(head_ + size_) & (cap_ - 1)] = v;
     ++size_;
+  }
+  /// Allocate room for at least n elements now (capacities stay powers of
+  /// two, as if grown by push_back), so that a structure's buffers can be
+  /// allocated together, before use.
+  void reserve(std::size_t n) {
+    while (cap_ < n) grow();
   }
   template <typename... A>
   void emplace_back(A&&... a) {

@@ -6,7 +6,9 @@
 namespace fabricsim::switching {
 
 UalinkSwitch::UalinkSwitch(std::string name, const SwitchParams& p)
-    : name_(std::move(name)), p_(p), inputs_(p.ports), outputs_(p.ports) {}
+    : name_(std::move(name)), p_(p), inputs_(p.ports), outputs_(p.ports) {
+  for (InputPort& ip : inputs_) ip.buffer.reserve(16);  // with the switch, not scattered over the run
+}
 
 void UalinkSwitch::set_route(int dst_rank, std::uint32_t port) {
   if (dst_rank < 0) throw std::invalid_argument("switch " + name_ + ": negative destination rank");
