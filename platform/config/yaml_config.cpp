@@ -344,7 +344,8 @@ std::string Section::scalar(const std::string& key, const YAML::Node& n) {
 
 Section Section::child(const std::string& key) {
   YAML::Node n = get(key);
-  if (absent(n)) fail(key, "required section is missing");
+  if (!n.IsDefined()) fail(key, "required section is missing");
+  if (n.IsNull()) return Section(doc_, YAML::Node(YAML::NodeType::Map), key_path(key));  // `key:` alone: empty
   if (!n.IsMap()) fail(key, "expected a map of keys");
   return Section(doc_, n, key_path(key));
 }
