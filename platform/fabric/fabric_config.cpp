@@ -512,12 +512,10 @@ FabricRunConfig parse_fabric(config::Section root) {
   f.finish();
 
   config::Section d = root.child_or_empty("defaults");
-  {
-    config::Section dl = d.child_or_empty("link");
-    c.default_proto = link_protocol(dl, {}, false);
-    c.default_link = config::parse_link_overlay(dl, link::LinkConfig{});
-    finish_protocol(dl, c.default_proto, c.default_link);
-  }
+  config::Section dl = d.child_or_empty("link");
+  c.default_proto = link_protocol(dl, {}, false);
+  c.default_link = config::parse_link_overlay(dl, link::LinkConfig{});
+  finish_protocol(dl, c.default_proto, c.default_link);
   NodeDefaults D;
   D.acc = parse_accel(d.child_or_empty("accelerator"), {}, D.auto_mem);
   D.swp = parse_switch(d.child_or_empty("switch"), {});
@@ -539,6 +537,12 @@ FabricRunConfig parse_fabric(config::Section root) {
   }
   const int rank = assign_ranks(F);
   link_overrides(root, F);
+  // defaults.link.rifl configures the fabric's RIFL links: with none it would configure nothing.
+  if (dl.has("rifl") && std::none_of(F.links.begin(), F.links.end(), [](const LinkSpec& l) {
+        return l.proto.protocol == fabric_core::LinkProtocol::rifl;
+      }))
+    dl.fail("rifl", "rifl: parameters configure RIFL links, and no link of this fabric has protocol: rifl "
+                    "(set defaults.link.protocol: rifl, or protocol: rifl on a link)");
   fabric_workload(root, c, rank);
 
   config::Section r = root.child_or_empty("run");

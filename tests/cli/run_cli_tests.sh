@@ -1771,6 +1771,11 @@ t_rifl_fabric_no_progress() {
 check "ring8 with --set defaults.link.protocol=rifl: exit 0, every collective correct, rifl_links in result.json" t_rifl_fabric_runs
 check "RIFL links: bad protocol, unknown rifl key, lane_rate, small buffer, UALink-only key, rifl: on ualink: exit 2, file:line:key" t_rifl_fabric_bad_input
 check "a RIFL link that cannot progress ends the fabric run with a diagnosis (exit 3)" t_rifl_fabric_no_progress
+t_rifl_defaults_without_rifl_links() {
+  fs run "$ROOT/topologies/ring8.yaml" --set defaults.link.rifl.lanes=4 --out "$RES/rifldef"
+  expect_bad_input "$RES/rifldef" "--set defaults.link.rifl.lanes" "no link of this fabric has protocol: rifl"
+}
+check "defaults.link.rifl on a fabric without RIFL links (it would configure nothing): exit 2" t_rifl_defaults_without_rifl_links
 t_rifl_fabric_trace() {
   # --trace on RIFL links: one span per recovery; together they replay exactly
   # the frames result.json counts as retransmitted; the run is unchanged by tracing.

@@ -14,6 +14,22 @@ constexpr std::uint64_t kKeyIdle = 0x9D91, kKeyPause = 0xD919, kKeyRetrans = 0x9
 // Reserved payload patterns of invalid data frames (idle; flow control).
 constexpr std::uint64_t kPatIdle = 0x5555555555555555ULL;
 constexpr std::uint64_t kPatFcPause = 0xFC00FC00FC00FC00ULL, kPatFcResume = 0xFC01FC01FC01FC01ULL;
+
+// The 16-bit chunk repeated through the payload of a frame without content:
+// a control key or a reserved data pattern (0 for data_valid, whose payload
+// is pseudo-random content).
+std::uint16_t fixed_chunk(FrameKind k) {
+  switch (k) {
+    case FrameKind::data_idle: return kPatIdle & 0xFFFF;
+    case FrameKind::fc_pause: return kPatFcPause & 0xFFFF;
+    case FrameKind::fc_resume: return kPatFcResume & 0xFFFF;
+    case FrameKind::ctrl_idle: return kKeyIdle;
+    case FrameKind::ctrl_pause: return kKeyPause;
+    case FrameKind::ctrl_retrans: return kKeyRetrans;
+    case FrameKind::data_valid: break;
+  }
+  return 0;
+}
 }  // namespace
 
 const char* to_string(FrameKind k) {
@@ -72,16 +88,7 @@ bool FrameCodec::hit_kind(FrameKind sent, std::uint8_t rx_header, std::uint32_t 
     out = FrameKind::data_valid;
     return true;
   }
-  std::uint16_t p16 = 0;
-  switch (sent) {
-    case FrameKind::data_idle: p16 = kPatIdle & 0xFFFF; break;
-    case FrameKind::fc_pause: p16 = kPatFcPause & 0xFFFF; break;
-    case FrameKind::fc_resume: p16 = kPatFcResume & 0xFFFF; break;
-    case FrameKind::ctrl_idle: p16 = kKeyIdle; break;
-    case FrameKind::ctrl_pause: p16 = kKeyPause; break;
-    case FrameKind::ctrl_retrans: p16 = kKeyRetrans; break;
-    default: return false;
-  }
+  const std::uint16_t p16 = fixed_chunk(sent);
   // Received chunk i = p16 ^ e_i. Candidate k matches iff e_i = p16 ^ k in
   // every chunk: e = 0 for k = p16, every chunk hit otherwise.
   if (epay_bits >= chunks) return false;
@@ -131,16 +138,7 @@ std::vector<std::uint64_t> FrameCodec::build(FrameKind kind, std::uint64_t count
   const std::uint32_t pl = payload_bits();
   for (std::uint32_t off = 0; off < pl; off += 16) {
     const std::uint32_t n = std::min<std::uint32_t>(16, pl - off);
-    std::uint64_t v = 0;
-    switch (kind) {
-      case FrameKind::data_valid: v = link::mix64(content + off) & 0xFFFF; break;
-      case FrameKind::data_idle: v = kPatIdle & 0xFFFF; break;
-      case FrameKind::fc_pause: v = kPatFcPause & 0xFFFF; break;
-      case FrameKind::fc_resume: v = kPatFcResume & 0xFFFF; break;
-      case FrameKind::ctrl_idle: v = kKeyIdle; break;
-      case FrameKind::ctrl_pause: v = kKeyPause; break;
-      case FrameKind::ctrl_retrans: v = kKeyRetrans; break;
-    }
+    const std::uint64_t v = kind == FrameKind::data_valid ? link::mix64(content + off) & 0xFFFF : fixed_chunk(kind);
     put(w, 4 + off, n, v >> (16 - n));
   }
   std::uint16_t crc = crc12(w, bits_ - 12);
