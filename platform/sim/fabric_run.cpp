@@ -26,6 +26,7 @@
 #include "platform/fabric/fabric_graph.h"
 #include "platform/sim/fabric_platform.h"
 #include "platform/sim/kernel_hooks.h"
+#include "platform/sim/rifl_experiment.h"
 #include "platform/sim/schedule_report.h"
 #include "sw/schedule_exec.h"
 
@@ -301,33 +302,20 @@ struct LinkTotals {
   nlohmann::ordered_json rifl = nlohmann::ordered_json::array();  // RIFL directions' own counters
 };
 
-// The RIFL counters of one direction (result.json "rifl_links").
+// The RIFL counters of one direction (result.json "rifl_links"): its ends,
+// its flits at the component boundary, the experiment's frame and error
+// counters (rifl_counters_json), the credit stall.
 nlohmann::ordered_json rifl_direction_json(const fabric_core::DirectionStats& ds) {
-  const auto& r = *ds.rifl;
   const auto& f = *ds.rifl_flits;
-  return {{"from", ds.from},
-          {"port", ds.from_port},
-          {"to", ds.to},
-          {"flits_offered", f.offered},
-          {"flits_delivered", f.delivered},
-          {"frames", r.frames},
-          {"fresh_data_frames", r.fresh_data},
-          {"retransmitted_frames", r.retransmitted_frames},
-          {"idle_data_frames", r.idle_data},
-          {"flow_control_frames", r.fc_frames},
-          {"ctrl_idle_frames", r.ctrl_idle},
-          {"ctrl_pause_frames", r.ctrl_pause},
-          {"ctrl_retrans_frames", r.ctrl_retrans},
-          {"clock_comp_slots", r.clock_comp_slots},
-          {"hit_frames", r.hit_frames},
-          {"bit_errors", r.bit_errors},
-          {"detected_errors", r.detected_errors},
-          {"undetected_errors", r.undetected_errors},
-          {"undetected_misordered", r.undetected_misordered},
-          {"out_of_sync", r.out_of_sync},
-          {"recoveries", r.recoveries},
-          {"fc_pauses", r.fc_pauses},
-          {"admission_stall_credit_ns", f.admission_stall_credit_ps / 1e3}};
+  nlohmann::ordered_json j = {{"from", ds.from},
+                              {"port", ds.from_port},
+                              {"to", ds.to},
+                              {"flits_offered", f.offered},
+                              {"flits_delivered", f.delivered}};
+  const nlohmann::ordered_json counters = rifl_counters_json(*ds.rifl);
+  for (const auto& [k, v] : counters.items()) j[k] = v;
+  j["admission_stall_credit_ns"] = f.admission_stall_credit_ps / 1e3;
+  return j;
 }
 
 // links.csv header: fixed columns, then a residency column per FEC profile name

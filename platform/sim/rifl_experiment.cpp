@@ -115,13 +115,21 @@ RiflFigures rifl_figures(const rifl::RiflConfig& c, const rifl::RiflLink& link, 
   return f;
 }
 
-// One direction's frame and error counters.
+// One direction's packets and segments, then its frame and error counters.
 nlohmann::ordered_json direction_json(const rifl::DirectionStats& s) {
-  return {{"packets", s.packets},
-          {"payload_bytes", s.payload_bytes},
-          {"segments", s.segments},
-          {"delivered_segments", s.delivered_segments},
-          {"frames", s.frames},
+  nlohmann::ordered_json j = {{"packets", s.packets},
+                              {"payload_bytes", s.payload_bytes},
+                              {"segments", s.segments},
+                              {"delivered_segments", s.delivered_segments}};
+  const nlohmann::ordered_json counters = rifl_counters_json(s);
+  for (const auto& [k, v] : counters.items()) j[k] = v;
+  return j;
+}
+
+}  // namespace
+
+nlohmann::ordered_json rifl_counters_json(const rifl::DirectionStats& s) {
+  return {{"frames", s.frames},
           {"fresh_data_frames", s.fresh_data},
           {"retransmitted_frames", s.retransmitted_frames},
           {"idle_data_frames", s.idle_data},
@@ -139,6 +147,8 @@ nlohmann::ordered_json direction_json(const rifl::DirectionStats& s) {
           {"retrans_entries", s.recoveries},
           {"flow_control_pauses", s.fc_pauses}};
 }
+
+namespace {
 
 // The light FEC's codeword counters of one direction (fec_on only).
 nlohmann::ordered_json fec_json(const rifl::DirectionStats& s) {

@@ -28,4 +28,12 @@ struct RiflRunResult {
 RiflRunResult run_rifl_experiment(const config::RiflExperimentConfig& c, report::TraceWriter* trace = nullptr,
                                   bool progress = false);
 
+/// One RIFL direction's frame and error counters as result.json writes them,
+/// for the experiment (`a_to_b` / `b_to_a`) and for fabrics (`rifl_links`):
+/// frames by kind, hit frames, bit errors, detected / undetected errors,
+/// out-of-sync events, `retrans_entries` (entries into Retrans: a recovery
+/// episode enters more than once while it alternates with Send Retrans) and
+/// `flow_control_pauses`. Counts, no units.
+nlohmann::ordered_json rifl_counters_json(const rifl::DirectionStats& s);
+
 }  // namespace fabricsim::sim

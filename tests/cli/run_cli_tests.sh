@@ -1803,7 +1803,7 @@ for e in spans:
     n = names.get(e["tid"])
     if n != "%s lane %d %s" % (a["link"], a["lane"], a["direction"]): sys.exit("track %r named %r" % (e["tid"], n))
     if not (e["pid"] == 2 and e["dur"] > 0 and 0 <= e["ts"]): sys.exit("span %r" % e)
-if len(spans) > sum(l["recoveries"] for l in r["rifl_links"]): sys.exit("more spans than recoveries")
+if len(spans) > sum(l["retrans_entries"] for l in r["rifl_links"]): sys.exit("more spans than entries into Retrans")
 PY
   ) || note "trace: $why"
 }

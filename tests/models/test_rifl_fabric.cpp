@@ -75,7 +75,7 @@ TEST(RiflFabric, BitErrorsAreRetransmittedAndTheResultStaysExact) {
   EXPECT_TRUE(r.row.correct);
   const auto& rl = r.json["rifl_links"];
   EXPECT_GT(sum(rl, "hit_frames"), 0u);
-  EXPECT_GT(sum(rl, "recoveries"), 0u);
+  EXPECT_GT(sum(rl, "retrans_entries"), 0u);
   EXPECT_GT(sum(rl, "retransmitted_frames"), 0u);
   EXPECT_EQ(sum(rl, "flits_delivered"), sum(rl, "flits_offered"));
   EXPECT_EQ(r.json["fabric"]["replayed_flits"].get<std::uint64_t>(), sum(rl, "retransmitted_frames"));
