@@ -107,10 +107,23 @@ report::RunIdentity run_identity(const config::Document& doc, std::uint64_t seed
 char g_interrupt_msg[2][1024];
 std::size_t g_interrupt_len[2] = {0, 0};
 
+// The folders prepare_out created for --out (deepest first), as plain
+// strings so that the signal handler can remove them: a run that stops before
+// writing anything leaves no empty folder behind (rmdir keeps non-empty ones).
+constexpr int kMaxCreatedDirs = 8;
+char g_created_dirs[kMaxCreatedDirs][4096];
+int g_created_count = 0;
+
+void remove_created_empty_dirs() {  // async-signal-safe
+  for (int i = 0; i < g_created_count; ++i)
+    if (rmdir(g_created_dirs[i]) != 0) break;
+}
+
 extern "C" void on_run_signal(int sig) {
   const int k = sig == SIGINT ? 0 : 1;
   if (g_interrupt_len[k] && write(2, g_interrupt_msg[k], g_interrupt_len[k]) < 0) {
   }
+  remove_created_empty_dirs();
   _exit(128 + sig);
 }
 
@@ -155,8 +168,23 @@ void prepare_out(const RunArgs& a) {
   std::error_code ec;
   if (fs::exists(out, ec) && !fs::is_directory(out, ec))
     throw config::ConfigError(fmt::format("--out '{}': exists and is not a folder", a.out));
+  // Remember the folders this run creates (deepest first) to remove them again
+  // if it stops before writing anything.
+  std::vector<fs::path> missing;
+  for (fs::path p = fs::absolute(out, ec).lexically_normal(); !p.empty() && !fs::exists(p, ec);
+       p = p.parent_path()) {
+    missing.push_back(p);
+    if (p == p.parent_path()) break;
+  }
   fs::create_directories(out, ec);
   if (ec) throw config::ConfigError(fmt::format("--out '{}': cannot create the folder: {}", a.out, ec.message()));
+  g_created_count = 0;
+  for (const fs::path& p : missing) {
+    const std::string s = p.string();
+    if (g_created_count == kMaxCreatedDirs || s.size() >= sizeof g_created_dirs[0]) break;
+    std::memcpy(g_created_dirs[g_created_count], s.c_str(), s.size() + 1);
+    ++g_created_count;
+  }
   const fs::path probe = out / fmt::format(".fabricsim-write-test-{}", getpid());
   {
     std::ofstream f(probe);
@@ -247,6 +275,7 @@ std::shared_ptr<config::Document> load_fabric_doc(const RunArgs& a, const sim::R
 // does not scan suspended coroutine stacks) and writes nothing more.
 [[noreturn]] void exit_unfinished(const std::string& diagnosis) {
   std::cerr << "error: the run could not finish: " << diagnosis << "\n";
+  remove_created_empty_dirs();
   std::cout.flush();
   std::cerr.flush();
   std::_Exit(3);

@@ -811,6 +811,10 @@ t_interrupt_run() {
   grep -q '^interrupted (SIGINT): run of .* nothing written' "$ERR" || note "no 'interrupted' line saying what was kept"
   [[ ! -e $out/result.json ]] || note "the previous run's result.json is still in $out"
   [[ -z $(find "$out" -name '*.tmp') ]] || note "half-written files: $(find "$out" -name '*.tmp')"
+  # A folder the run created is removed again.
+  WAIT_FOR="$RES/intr-run-new/x" interrupt run "$TOPO" --set traffic.flits=50000000 --quiet --out "$RES/intr-run-new/x"
+  [[ $rc -eq 130 ]] || note "interrupted run with a new --out: exit $rc, expected 130"
+  [[ ! -e $RES/intr-run-new ]] || note "the interrupted run left the --out folders it created"
   ((bad == 0)) || show_output
 }
 
@@ -1261,7 +1265,15 @@ t_schedule_deadlock() {
     note "stderr does not name rank 0's threadblock and step"
   grep -qF "threadblock 0 step 0 (rrc): waits for message 0 from rank 0" "$ERR" ||
     note "stderr does not name rank 1's threadblock and step"
-  [[ ! -e $RES/sched-dead/result.json && ! -e $RES/sched-dead/collectives.csv ]] || note "a deadlocked run wrote outputs"
+  [[ ! -e $RES/sched-dead ]] || note "a deadlocked run left the --out folder it created"
+  # Folders it created (nested) go; a folder that was there before stays.
+  fs run "$SCHED_FAB" --set workload.schedule=schedules/deadlock.xml --quiet --out "$RES/sched-dead-new/a/b"
+  [[ $rc -eq 3 ]] || note "nested --out: exit $rc, expected 3"
+  [[ ! -e $RES/sched-dead-new ]] || note "a deadlocked run left the nested folders it created"
+  mkdir -p "$RES/sched-dead-old"
+  fs run "$SCHED_FAB" --set workload.schedule=schedules/deadlock.xml --quiet --out "$RES/sched-dead-old/c"
+  [[ $rc -eq 3 ]] || note "existing parent: exit $rc, expected 3"
+  [[ -d $RES/sched-dead-old && ! -e $RES/sched-dead-old/c ]] || note "the existing parent went, or the new folder stayed"
   ((bad == 0)) || show_output
 }
 
