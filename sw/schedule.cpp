@@ -188,11 +188,16 @@ Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
     X.fail_at(algo, "<algo> proto=\"" + S.proto + "\" is not one of Simple, LL, LL128");
   S.nchannels = static_cast<int>(X.integer(algo, "nchannels", false, 1, 1, kMaxIds));
   S.nchunksperloop = static_cast<std::uint64_t>(X.integer(algo, "nchunksperloop", true, 1, 1, kMaxChunks));
-  S.ngpus = static_cast<int>(X.integer(algo, "ngpus", true, 0, 1, kMaxIds));
-  if (!algo.attribute("coll")) X.fail_at(algo, "<algo> lacks attribute 'coll'");
-  S.coll = algo.attribute("coll").value();
-  if (!parse_coll(S.coll, S.op))
-    X.fail_at(algo, "<algo> coll=\"" + S.coll + "\" has no definition to check against (known: " + kColls + ")");
+  // Older MSCCL / SCCL files write neither ngpus nor coll: the number of
+  // <gpu> elements is the rank count, and the workload names the collective.
+  const bool ngpus_given = static_cast<bool>(algo.attribute("ngpus"));
+  if (ngpus_given) S.ngpus = static_cast<int>(X.integer(algo, "ngpus", true, 0, 1, kMaxIds));
+  S.coll_given = static_cast<bool>(algo.attribute("coll"));
+  if (S.coll_given) {
+    S.coll = algo.attribute("coll").value();
+    if (!parse_coll(S.coll, S.op))
+      X.fail_at(algo, "<algo> coll=\"" + S.coll + "\" has no definition to check against (known: " + kColls + ")");
+  }
   S.inplace = X.integer(algo, "inplace", false, 0, 0, 1) == 1;
   X.integer(algo, "outofplace", false, 0, 0, 1);
   S.min_bytes =
@@ -268,7 +273,17 @@ Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
     }
     S.gpus.push_back(std::move(G));
   }
+  if (!ngpus_given) {
+    if (S.gpus.empty()) X.fail_at(algo, "<algo> lists no <gpu>");
+    S.ngpus = static_cast<int>(S.gpus.size());
+  }
   return S;
+}
+
+void resolve_collective(Schedule& S, Op op) {
+  if (S.coll_given) return;
+  S.op = op;
+  S.coll = to_string(op);
 }
 
 // ---- native YAML ----------------------------------------------------------------

@@ -82,6 +82,9 @@ struct Schedule {
   std::string name;
   std::string coll;       ///< as written: allreduce, allgather, reducescatter, alltoall, ...
   Op op = Op::allreduce;  ///< the collective `coll` names
+  /// False for an <algo> without `coll` (older MSCCL / SCCL files): the
+  /// workload's collective names it (resolve_collective); `op` is unset until then.
+  bool coll_given = true;
   std::string proto = "Simple";
   int nchannels = 1;
   std::uint64_t nchunksperloop = 1;
@@ -96,7 +99,13 @@ struct Schedule {
 /// Parse MSCCL XML text (pugixml). `file` names the source in messages.
 /// Throws ScheduleError for malformed XML (with its line), a missing or
 /// non-numeric attribute, an unknown step type or buffer, an unknown `coll`.
+/// `ngpus` absent: the number of <gpu> elements; `coll` absent: coll_given
+/// is false (see resolve_collective).
 Schedule parse_msccl_xml(const std::string& text, const std::string& file);
+
+/// For a schedule without `coll`: the collective `op` (the workload's) is the
+/// one it computes. No-op when the schedule names its own.
+void resolve_collective(Schedule& s, Op op);
 
 /// Parse the native YAML form (docs/collectives.md "Native YAML schedules").
 /// Throws ScheduleError as parse_msccl_xml does, and for unknown keys.

@@ -411,9 +411,21 @@ std::string check_outputs(const Schedule& S, const ScheduleLayout& L, const std:
     const std::uint64_t n = L.ranks[r].out_bytes / 4;
     for (std::uint64_t i = 0; i < n; ++i) {
       const float want = expected_value(spec, N, r, i);
-      if (out[r][i] != want)
-        return fmt::format("rank {} chunk {} of its output (element {}): expected {}, got {}", r, i / per_chunk, i,
-                           want, out[r][i]);
+      if (out[r][i] != want) {
+        std::string m = fmt::format("rank {} chunk {} of its output (element {}): expected {}, got {}", r,
+                                    i / per_chunk, i, want, out[r][i]);
+        // A common slip with older MSCCL files: the result is left in the
+        // input buffer of a schedule that does not say it runs in place.
+        bool writes_output = false;
+        for (const ScheduleThreadblock& T : S.gpus[r].tbs)
+          for (const ScheduleStep& P : T.steps) writes_output |= writes_dst(P.type) && P.dstbuf == Buf::output;
+        if (!S.inplace && !writes_output)
+          m += fmt::format(
+              " (no step of rank {} writes buffer o; a schedule that leaves its result in its input buffer runs in "
+              "place: inplace=\"1\")",
+              r);
+        return m;
+      }
     }
   }
   return "";

@@ -155,11 +155,26 @@ std::shared_ptr<const sw::Schedule> load_workload_schedule(config::Section& w, s
     std::ifstream f(path, std::ios::binary);
     if (f) config::record_file_read(path, std::string{std::istreambuf_iterator<char>(f), {}});
   }
+  sw::Schedule S;
   try {
-    return std::make_shared<const sw::Schedule>(sw::load_schedule(path));
+    S = sw::load_schedule(path);
   } catch (const sw::ScheduleError& e) {
     w.fail("schedule", e.what());
   }
+  if (!S.coll_given) {  // an older MSCCL file: the workload names the collective
+    if (!w.has("collective"))
+      w.fail("schedule", fmt::format("{}:{}: <algo> lacks attribute 'coll' (the collective the schedule computes); "
+                                     "add it, or give workload.collective",
+                                     S.file, S.coll_line));
+    const std::string c = w.string("collective", "");
+    if (c == "sendrecv") w.fail("collective", "a schedule computes a collective; sendrecv is not one");
+    try {
+      sw::resolve_collective(S, sw::parse_op(c));
+    } catch (const std::exception&) {
+      w.fail("collective", fmt::format("'{}' is not a collective a schedule can compute", c));
+    }
+  }
+  return std::make_shared<const sw::Schedule>(std::move(S));
 }
 
 void check_workload_schedule(config::Section& w, const sw::Schedule& S, int ranks, const sw::Op* explicit_op,

@@ -1244,6 +1244,23 @@ t_schedule_coll() {
   expect_bad_input "$RES/sched-coll" "--set workload.collective" "allreduce-2.xml:2: " "coll 'allreduce' disagrees"
 }
 
+# Older MSCCL files write neither ngpus nor coll: the rank count is the <gpu>
+# count, the collective the workload's (and without one: exit 2, the <algo> line).
+t_schedule_old_format() {
+  local out="$RES/sched-old"
+  fs run "$SCHED_FAB" --set workload.schedule=schedules/allreduce-2-old.xml --out "$out"
+  expect_bad_input "$out" "--set workload.schedule" "allreduce-2-old.xml:2: <algo> lacks attribute 'coll'" \
+    "give workload.collective"
+  fs run "$SCHED_FAB" --set workload.schedule=schedules/allreduce-2-old.xml --set workload.collective=allreduce \
+    --quiet --out "$out"
+  [[ $rc -eq 0 ]] || { note "with workload.collective: exit $rc"; show_output; return; }
+  grep -q '^allreduce,schedule:allreduce-2,2,65536,16384,float,sum,.*,true,[^,]*$' "$out/collectives.csv" ||
+    note "no correct schedule row: $(tail -1 "$out/collectives.csv")"
+  fs run "$SCHED_FAB" --set workload.schedule=schedules/allreduce-2-old.xml --set workload.collective=sendrecv \
+    --out "$RES/sched-old-sr"
+  expect_bad_input "$RES/sched-old-sr" "--set workload.collective" "sendrecv is not one"
+}
+
 t_schedule_missing() {
   fs run "$SCHED_FAB" --set workload.schedule=schedules/nonexistent.xml --out "$RES/sched-missing"
   expect_bad_input "$RES/sched-missing" "--set workload.schedule" "nonexistent.xml' not found"
@@ -1392,6 +1409,7 @@ check "schedule (MSCCL XML and native YAML) runs, correct, steps.csv / threadblo
 check "bad schedules (malformed XML, unknown type / buffer / key, offset outside, unmatched send, count mismatch, cycle): exit 2, file:line" t_schedule_bad_files
 check "schedule ngpus differs from the fabric's ranks: exit 2, both files" t_schedule_ngpus
 check "schedule coll disagrees with workload.collective: exit 2" t_schedule_coll
+check "older MSCCL schedule without ngpus / coll: the GPU count and workload.collective; neither: exit 2" t_schedule_old_format
 check "missing schedule file: exit 2" t_schedule_missing
 check "schedule that computes the wrong result: exit 1 naming rank and chunk" t_schedule_wrong_result
 check "schedule that deadlocks: exit 3, diagnosis names rank, threadblock and step" t_schedule_deadlock

@@ -215,6 +215,50 @@ TEST(ScheduleValidate, RunChecksNgpusCollAndSizes) {
   EXPECT_NO_THROW(sw::check_run(g, 8, nullptr, 8 << 20));
 }
 
+// Older MSCCL / SCCL files write neither ngpus nor coll: the <gpu> count is
+// the rank count, and the collective is the workload's (resolve_collective).
+TEST(ScheduleParse, OlderFilesWithoutNgpusAndCollTakeThemFromGpusAndWorkload) {
+  const std::string old = replace(two_rank(), " ngpus=\"2\" coll=\"allreduce\"", "");
+  sw::Schedule s = sw::parse_msccl_xml(old, "old.xml");
+  EXPECT_EQ(s.ngpus, 2);
+  EXPECT_FALSE(s.coll_given);
+  EXPECT_EQ(s.coll, "");
+  sw::validate(s);
+  sw::resolve_collective(s, sw::Op::allgather);
+  EXPECT_EQ(s.op, sw::Op::allgather);
+  EXPECT_EQ(s.coll, "allgather");
+  // A file that names its collective keeps it.
+  sw::Schedule named = sw::parse_msccl_xml(two_rank(), "a.xml");
+  EXPECT_TRUE(named.coll_given);
+  sw::resolve_collective(named, sw::Op::allgather);
+  EXPECT_EQ(named.op, sw::Op::allreduce);
+  // Without ngpus, a file without <gpu> is an error at the <algo> line.
+  EXPECT_NE(error_of("<algo name=\"x\" nchunksperloop=\"1\" coll=\"allreduce\">\n</algo>\n")
+                .find("t.xml:1: <algo> lists no <gpu>"),
+            std::string::npos);
+  // The same schedule runs exactly once its collective is resolved.
+  sw::Schedule ar = sw::parse_msccl_xml(old, "old.xml");
+  sw::resolve_collective(ar, sw::Op::allreduce);
+  EXPECT_EQ(run_fake(ar, 1024, 3), "");
+}
+
+// A schedule that leaves its result in its input buffer without saying it
+// runs in place: the wrong-result message says so (the output stays unwritten).
+TEST(ScheduleExec, ResultLeftInTheInputBufferIsNamed) {
+  std::string x = two_rank();
+  for (int k = 0; k < 4; ++k) x = replace(x, "dstbuf=\"o\" dstoff=\"" + std::string(k % 2 ? "1" : "0") + "\"",
+                                           "dstbuf=\"i\" dstoff=\"" + std::string(k % 2 ? "1" : "0") + "\"");
+  const sw::Schedule s = sw::parse_msccl_xml(x, "i.xml");
+  sw::validate(s);
+  const std::string w = run_fake(s, 1024, 5);
+  EXPECT_EQ(w.rfind("rank 0 chunk 0 of its output (element 0): expected 3, got 0 (no step of rank 0 writes buffer o", 0),
+            0u)
+      << w;
+  // In place, the same steps are exact.
+  const sw::Schedule ip = sw::parse_msccl_xml(replace(x, "inplace=\"0\"", "inplace=\"1\""), "i.xml");
+  EXPECT_EQ(run_fake(ip, 1024, 5), "");
+}
+
 // ---- executor and step semantics ------------------------------------------------
 
 TEST(ScheduleExec, ShippedSchedulesAreExactUnderRandomDelivery) {
