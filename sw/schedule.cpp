@@ -715,8 +715,14 @@ void check_run(const Schedule& S, int ranks, const Op* explicit_op, std::uint64_
                std::to_string(need) + " B of " + (what[0] == 'o' ? "output" : "input") + " (" +
                std::to_string(need / C) + " chunks)");
     };
-    buffer("o", G.o_chunks, out);
-    if (!(S.inplace && G.i_chunks == 0)) buffer("i", G.i_chunks, in);
+    // In place, the buffer that is a view of the other may be given as 0
+    // chunks: msccl-tools writes o_chunks=0 for an in-place AllReduce (the
+    // output is the input) and i_chunks=0 for an in-place AllGather (the input
+    // is block r of the output).
+    const bool o_aliased = S.inplace && G.o_chunks == 0 && G.i_chunks != 0;
+    const bool i_aliased = S.inplace && G.i_chunks == 0;
+    if (!o_aliased) buffer("o", G.o_chunks, out);
+    if (!i_aliased) buffer("i", G.i_chunks, in);
     if (G.s_chunks > kMaxScratchBytes / C)
       fail(F, G.line,
            "rank " + std::to_string(G.id) + ": s_chunks=" + std::to_string(G.s_chunks) + " of " + std::to_string(C) +

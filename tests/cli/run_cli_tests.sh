@@ -1205,7 +1205,8 @@ SCHED_DIR="$FIXTURES/schedules"
 
 t_schedule_runs() {
   local out="$RES/sched-ok" f
-  for f in allreduce-2.xml allreduce-2.yaml; do
+  # allreduce-2-inplace.xml: in place as msccl-tools writes it (o_chunks=0, every step on buffer i).
+  for f in allreduce-2.xml allreduce-2.yaml allreduce-2-inplace.xml; do
     rm -rf -- "$out"
     fs run "$SCHED_FAB" --set "workload.schedule=schedules/$f" --quiet --out "$out"
     [[ $rc -eq 0 ]] || { note "$f: exit $rc"; show_output; continue; }
@@ -1405,7 +1406,7 @@ YAML
 check "schedule run --trace: one track per rank x threadblock, one span per step" t_schedule_trace
 check "schedule on an explicit fabric with rank_map by node id; a rank listed twice is exit 2" t_schedule_explicit_rank_map
 check "threadblock rate: a 2-channel ring schedule beats the 1-channel one" t_schedule_channels_matter
-check "schedule (MSCCL XML and native YAML) runs, correct, steps.csv / threadblocks.csv / critical path" t_schedule_runs
+check "schedule (MSCCL XML, in place with o_chunks=0, native YAML) runs, correct, steps.csv / threadblocks.csv / critical path" t_schedule_runs
 check "bad schedules (malformed XML, unknown type / buffer / key, offset outside, unmatched send, count mismatch, cycle): exit 2, file:line" t_schedule_bad_files
 check "schedule ngpus differs from the fabric's ranks: exit 2, both files" t_schedule_ngpus
 check "schedule coll disagrees with workload.collective: exit 2" t_schedule_coll

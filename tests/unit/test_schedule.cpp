@@ -210,6 +210,22 @@ TEST(ScheduleValidate, RunChecksNgpusCollAndSizes) {
             std::string::npos);
   EXPECT_EQ(err(2, &ar, 65536), "");
   EXPECT_NE(err(2, nullptr, 65536 + 4).find("not a positive multiple of 4 B x nchunksperloop"), std::string::npos);
+  // In place, msccl-tools gives the aliased buffer 0 chunks: o_chunks=0 for
+  // an AllReduce (the output is the input); both 0 is still an error.
+  const sw::Schedule ip =
+      sw::load_schedule(kRoot + "/tests/cli/fixtures/schedules/allreduce-2-inplace.xml");
+  EXPECT_NO_THROW(sw::check_run(ip, 2, nullptr, 65536));
+  EXPECT_EQ(run_fake(ip, 1024, 9), "");
+  sw::Schedule none = ip;
+  for (auto& G : none.gpus) G.i_chunks = 0;
+  try {
+    sw::check_run(none, 2, nullptr, 65536);
+    ADD_FAILURE() << "i_chunks = o_chunks = 0 accepted";
+  } catch (const sw::ScheduleError& e) {
+    EXPECT_NE(std::string(e.what()).find("o_chunks=0 chunks of 32768 B, but allreduce of 65536 B needs 65536 B of output"),
+              std::string::npos)
+        << e.what();
+  }
   // An AllGather schedule's output must hold N x input.
   const sw::Schedule g = sw::load_schedule(kRoot + "/topologies/schedules/ring-allgather-8.xml");
   EXPECT_NO_THROW(sw::check_run(g, 8, nullptr, 8 << 20));
