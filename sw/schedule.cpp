@@ -222,7 +222,12 @@ Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
       T.id = static_cast<int>(X.integer(t, "id", true, 0, 0, kMaxIds));
       T.send = static_cast<int>(X.integer(t, "send", true, -1, -1, kMaxIds));
       T.recv = static_cast<int>(X.integer(t, "recv", true, -1, -1, kMaxIds));
-      T.chan = static_cast<int>(X.integer(t, "chan", false, 0, 0, kMaxIds));
+      // chan="-1": msccl-tools' mark of a threadblock without peers (local
+      // steps only), whose channel means nothing; with a peer it is an error.
+      T.chan = static_cast<int>(X.integer(t, "chan", false, 0, -1, kMaxIds));
+      if (T.chan < 0 && (T.send >= 0 || T.recv >= 0))
+        X.fail_at(t, "<tb> chan=-1 is only for a threadblock without peers (send=-1 recv=-1)");
+      if (T.chan < 0) T.chan = 0;
       T.line = X.line(t);
       for (const pugi::xml_node& st : t.children()) {
         if (st.type() != pugi::node_element) continue;

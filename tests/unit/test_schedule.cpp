@@ -336,6 +336,20 @@ TEST(ScheduleExec, LocalStepsAndCrossThreadblockDependencies) {
   const sw::Schedule s = sw::parse_msccl_xml(xml, "local.xml");
   sw::validate(s);
   for (std::uint32_t seed = 1; seed <= 5; ++seed) EXPECT_EQ(run_fake(s, 2048, seed), "") << seed;
+  // msccl-tools marks a threadblock without peers chan="-1": the same schedule;
+  // on a threadblock with a peer it is an error.
+  std::string local_chan = xml;
+  const std::string c0 = "recv=\"-1\" chan=\"0\"", cm = "recv=\"-1\" chan=\"-1\"";
+  for (std::size_t p; (p = local_chan.find(c0)) != std::string::npos;) local_chan.replace(p, c0.size(), cm);
+  ASSERT_NE(local_chan, xml);
+  const sw::Schedule lc = sw::parse_msccl_xml(local_chan, "local.xml");
+  sw::validate(lc);
+  EXPECT_EQ(run_fake(lc, 2048, 1), "");
+  std::string peer_chan = xml;
+  const std::string p0 = "\" chan=\"0\">";
+  peer_chan.replace(peer_chan.find(p0), p0.size(), "\" chan=\"-1\">");
+  EXPECT_NE(error_of(peer_chan).find("chan=-1 is only for a threadblock without peers"), std::string::npos)
+      << error_of(peer_chan);
   // Without the dependency, tb 0 may send o[r] before it holds the sum: some order shows it.
   std::string loose = xml;
   for (std::size_t p; (p = loose.find("depid=\"1\" deps=\"2\"")) != std::string::npos;)
