@@ -11,7 +11,10 @@
 namespace fabricsim::sw {
 
 /// sendrecv: point-to-point (the transport report's data-movement probes).
-enum class Op { allreduce, reduce_scatter, allgather, alltoall, broadcast, sendrecv };
+/// custom: a user's schedule that computes no standard collective (MSCCL
+/// coll="custom"): its buffers are its chunk counts, no definition to check
+/// the result against, no built-in algorithm.
+enum class Op { allreduce, reduce_scatter, allgather, alltoall, broadcast, sendrecv, custom };
 
 /// "allreduce" -> Op::allreduce, ...; throws std::invalid_argument listing the valid names.
 Op parse_op(const std::string& name);

@@ -37,11 +37,13 @@ bool parse_coll(const std::string& name, Op& op) {
     op = Op::alltoall;
   else if (n == "broadcast")
     op = Op::broadcast;
+  else if (n == "custom")
+    op = Op::custom;
   else
     return false;
   return true;
 }
-const char* kColls = "allreduce, allgather, reducescatter, alltoall, broadcast";
+const char* kColls = "allreduce, allgather, reducescatter, alltoall, broadcast, custom";
 
 bool parse_buf(const std::string& n, Buf& b) {
   if (n == "i")
@@ -704,10 +706,19 @@ void check_run(const Schedule& S, int ranks, const Op* explicit_op, std::uint64_
     fail(F, S.line,
          "size " + std::to_string(T) + " B is not a positive multiple of 4 B x nchunksperloop (" +
              std::to_string(4 * S.nchunksperloop) + " B): chunks hold whole float32 values");
-  if (T % (4ull * ranks) != 0)
+  if (S.op != Op::custom && T % (4ull * ranks) != 0)
     fail(F, S.line,
          "size " + std::to_string(T) + " B is not a multiple of 4 B x ranks (" + std::to_string(4 * ranks) + " B)");
   const std::uint64_t C = chunk_bytes(S, T);
+  if (S.op == Op::custom) {  // no standard buffers: each rank's are its chunk counts
+    for (const ScheduleGpu& G : S.gpus)
+      for (const auto& [what, n] : {std::pair{"i", G.i_chunks}, {"o", G.o_chunks}, {"s", G.s_chunks}})
+        if (n > kMaxScratchBytes / C)
+          fail(F, G.line,
+               "rank " + std::to_string(G.id) + ": " + what + "_chunks=" + std::to_string(n) + " of " +
+                   std::to_string(C) + " B each (size " + std::to_string(T) + " B) is more than 1 TiB");
+    return;
+  }
   const std::uint64_t in = op_in_bytes(S.op, T, ranks), out = op_out_bytes(S.op, T, ranks);
   for (const ScheduleGpu& G : S.gpus) {
     // Chunk counts are compared, not multiplied by the chunk size: counts up

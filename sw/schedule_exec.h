@@ -83,7 +83,8 @@ void run_schedule(models::accelerator_api& a, const Schedule& s, const ScheduleL
 /// First wrong output element of `s` against the collective's definition
 /// (input_value / expected_value of collectives.h), over every rank's output
 /// `out[r]` (float32, layout.ranks[r].out_bytes / 4 values). Empty if right,
-/// else "rank R chunk K (element E): expected X, got Y".
+/// else "rank R chunk K (element E): expected X, got Y". Empty for a
+/// custom schedule (Op::custom: nothing to check against).
 std::string check_outputs(const Schedule& s, const ScheduleLayout& layout, const std::vector<const float*>& out,
                           int root = 0);
 

@@ -199,6 +199,9 @@ void parse_schedule_workload(WorkloadSpec& W, config::Section& w, const FabricSp
   check_workload_schedule(w, *S, ranks, op_explicit ? &declared : nullptr, W.collective.bytes);
   W.collective.op = S->op;
   W.collective.algorithm = "schedule";
+  // A custom schedule has no definition to check its result against: its
+  // `correct` is n/a whatever workload.verify says.
+  if (S->op == sw::Op::custom) W.verify = false;
   if (S->op == sw::Op::broadcast && W.collective.root >= ranks)
     w.fail("root", fmt::format("broadcast root {} out of range [0, {}]", W.collective.root, ranks - 1));
   // rank_map: schedule rank i runs on the accelerator named by item i (a rank number or a node id).
@@ -479,12 +482,14 @@ void fabric_workload(config::Section& root, FabricRunConfig& c, int ranks) {
   config::Section w = root.child_or_empty("workload");
   const bool op_explicit = w.has("collective");
   const std::string op = w.choice("collective", "allreduce",
-                                  {"allreduce", "reduce_scatter", "allgather", "alltoall", "broadcast", "sendrecv"});
+                                  {"allreduce", "reduce_scatter", "allgather", "alltoall", "broadcast", "sendrecv", "custom"});
   c.workload.collective.op = sw::parse_op(op);
   std::vector<std::string> algs = sw::algorithms(c.workload.collective.op);
   algs.push_back("schedule");  // a user's schedule (workload.schedule)
   c.workload.collective.algorithm = w.choice("algorithm", "ring", algs);
   const bool schedule = c.workload.collective.algorithm == "schedule";
+  if (c.workload.collective.op == sw::Op::custom && !schedule)
+    w.fail("collective", "custom is the collective of a user's schedule (workload.algorithm: schedule)");
   c.workload.collective.bytes = w.bytes("size", 8ull << 20);
   c.workload.size_src = {where_of(w, "size"), w.path() + ".size"};
   // A TLM-2.0 data length is 32 bits: one DMA operation moves less than 4 GiB,

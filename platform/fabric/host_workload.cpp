@@ -101,9 +101,12 @@ void workload_schedule_checks(config::Section& w, HostRunConfig& c, std::shared_
   if (c.decode_mode) w.fail("mode", "decode rounds run transports picked by a selection policy, not a schedule");
   const bool op_explicit = w.has("collective");
   const sw::Op declared = sw::parse_op(
-      w.choice("collective", "allreduce", {"allreduce", "reduce_scatter", "allgather", "alltoall", "broadcast"}));
+      w.choice("collective", "allreduce", {"allreduce", "reduce_scatter", "allgather", "alltoall", "broadcast", "custom"}));
   check_workload_schedule(w, *S, static_cast<int>(W.group.size()), op_explicit ? &declared : nullptr, W.size_bytes);
   W.collective = S->op;
+  // A custom schedule has no definition to check its result against: its
+  // `correct` is n/a whatever workload.verify says.
+  if (S->op == sw::Op::custom) W.verify = false;
   W.root = static_cast<int>(w.integer("root", 0, 0, 1u << 20));
   if (S->op == sw::Op::broadcast && W.root >= S->ngpus)
     w.fail("root", fmt::format("broadcast root {} out of range [0, {}]", W.root, S->ngpus - 1));

@@ -1262,6 +1262,19 @@ t_schedule_old_format() {
   expect_bad_input "$RES/sched-old-sr" "--set workload.collective" "sendrecv is not one"
 }
 
+# coll="custom" (a pattern with no standard definition, as msccl-tools allows):
+# it runs, correct is n/a, exit 0; custom without a schedule is exit 2.
+t_schedule_custom() {
+  local out="$RES/sched-custom"
+  fs run "$SCHED_FAB" --set fabric.accelerators=3 --set workload.schedule=schedules/forward-3.xml --quiet --out "$out"
+  [[ $rc -eq 0 ]] || { note "custom schedule: exit $rc"; show_output; return; }
+  grep -q '^custom,schedule:forward-3,3,65536,16384,float,none,[0-9.]*,[0-9.]*,[0-9.]*,n/a,[^,]*$' "$out/collectives.csv" ||
+    note "no custom row with correct n/a: $(tail -1 "$out/collectives.csv")"
+  fs run "$SCHED_FAB" --set fabric.accelerators=3 --set workload.algorithm=ring --set workload.collective=custom \
+    --out "$RES/sched-custom-ring"
+  expect_bad_input "$RES/sched-custom-ring" "--set workload.algorithm" "not one of: schedule"
+}
+
 t_schedule_missing() {
   fs run "$SCHED_FAB" --set workload.schedule=schedules/nonexistent.xml --out "$RES/sched-missing"
   expect_bad_input "$RES/sched-missing" "--set workload.schedule" "nonexistent.xml' not found"
@@ -1410,6 +1423,7 @@ check "schedule (MSCCL XML, in place with o_chunks=0, native YAML) runs, correct
 check "bad schedules (malformed XML, unknown type / buffer / key, offset outside, unmatched send, count mismatch, cycle): exit 2, file:line" t_schedule_bad_files
 check "schedule ngpus differs from the fabric's ranks: exit 2, both files" t_schedule_ngpus
 check "schedule coll disagrees with workload.collective: exit 2" t_schedule_coll
+check "custom schedule (coll=custom): runs, correct n/a; custom without a schedule: exit 2" t_schedule_custom
 check "older MSCCL schedule without ngpus / coll: the GPU count and workload.collective; neither: exit 2" t_schedule_old_format
 check "missing schedule file: exit 2" t_schedule_missing
 check "schedule that computes the wrong result: exit 1 naming rank and chunk" t_schedule_wrong_result

@@ -275,6 +275,33 @@ TEST(ScheduleExec, ResultLeftInTheInputBufferIsNamed) {
   EXPECT_EQ(run_fake(ip, 1024, 5), "");
 }
 
+// coll="custom": no standard definition. Each rank's buffers are its chunk
+// counts; the run moves the bytes the steps say (checked here by hand), and
+// check_outputs has nothing to check.
+TEST(ScheduleExec, CustomCollectiveMovesTheBytesItsStepsSay) {
+  sw::Schedule s = sw::load_schedule(kRoot + "/tests/cli/fixtures/schedules/forward-3.xml");
+  EXPECT_EQ(s.op, sw::Op::custom);
+  EXPECT_EQ(sw::to_string(s.op), "custom");
+  EXPECT_TRUE(sw::algorithms(sw::Op::custom).empty());
+  EXPECT_EQ(sw::busbw_factor(sw::Op::custom, 3), 1.0);
+  // Chunk counts need not match a standard collective; sizes need not be a multiple of 4 x ranks.
+  EXPECT_NO_THROW(sw::check_run(s, 3, nullptr, 1000));
+  const sw::ScheduleLayout L = sw::layout_schedule(s, 1024);
+  EXPECT_EQ(L.ranks[0].in_bytes, 1024u);
+  EXPECT_EQ(L.ranks[0].out_bytes, 0u);
+  EXPECT_EQ(L.ranks[2].in_bytes, 0u);
+  EXPECT_EQ(L.ranks[2].out_bytes, 1024u);
+  FakeWorld w(3, L.memory_bytes, 0, 4);
+  EXPECT_EQ(run_schedule_on(w, s, L), "");
+  for (int r : {1, 2}) {
+    std::vector<float> out(256);
+    std::memcpy(out.data(), w.memory(r) + L.ranks[r].out, 1024);
+    for (std::uint64_t i = 0; i < 256; ++i) ASSERT_EQ(out[i], sw::input_value(sw::Op::custom, 0, i)) << r << " " << i;
+  }
+  std::vector<const float*> none(3, nullptr);
+  EXPECT_EQ(sw::check_outputs(s, L, none), "");
+}
+
 // ---- executor and step semantics ------------------------------------------------
 
 TEST(ScheduleExec, ShippedSchedulesAreExactUnderRandomDelivery) {
