@@ -124,9 +124,14 @@ int sc_main(int argc, char* argv[]) {
     for (std::size_t d = 0; d < eng.directions(); ++d) {
       const auto ds = eng.direction_stats(d);
       if (ds.stats->transmissions == 0) continue;
+      if (ds.protocol == fabric_core::LinkProtocol::rifl) {  // frames, no FEC profiles
+        std::cout << fmt::format("link {}.port{} -> {} (RIFL): {} frames, {} retransmitted\n", ds.from, ds.from_port,
+                                 ds.to, ds.stats->transmissions, ds.replayed_flits);
+        continue;
+      }
       std::string prof;
       const auto& menu = cfg.fabric.links[d / 2].link.fec_menu;  // direction d belongs to link d / 2
-      for (std::size_t k = 0; k < menu.size(); ++k)
+      for (std::size_t k = 0; k < menu.size() && k < ds.stats->profile_transmissions.size(); ++k)
         if (ds.stats->profile_transmissions[k])
           prof += fmt::format(" {}={}", menu[k].name, ds.stats->profile_transmissions[k]);
       std::cout << fmt::format("link {}.port{} -> {}: {} flit transmissions, {} replayed, profiles{}\n", ds.from,

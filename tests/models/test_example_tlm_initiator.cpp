@@ -185,3 +185,13 @@ TEST(ExampleTlmInitiator, FixedProfileLatenciesAreAnalytic) {
   expect_within_1pct(figure_ns(r.out, "round-trip latency (4096 B burst load)"),
                      request + p.memory_ns() + p.ns(p.back, p.flits(4096), strong), "4096-B burst load");
 }
+
+// The pod with RIFL links (the initiator's own link stays UALink): the
+// example reads back what it stored and reports the RIFL directions in frames.
+TEST(ExampleTlmInitiator, RiflFabricReadsBackAndReportsFrames) {
+  const ExampleRun r = run_example({"defaults.link.protocol=rifl"});
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("read-back ok"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" (RIFL): "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" frames, 0 retransmitted"), std::string::npos) << r.out;
+}
