@@ -168,8 +168,10 @@ const std::vector<std::string> kRiflMetrics{"bandwidth_ratio", "mean_latency_ns"
 }  // namespace
 
 bool text_row_key(const std::string& key) {
-  static const std::vector<std::string> text{"policy", "protocol",  "channel",   "wire_ber", "collective", "algorithm",
-                                             "correct", "group",    "transport", "selection", "picks",     "variant"};
+  // ber and mtbf_years: a RIFL row writes them as text (sci notation, n/a).
+  static const std::vector<std::string> text{"policy",    "protocol",  "channel",   "wire_ber", "collective",
+                                             "algorithm", "correct",   "group",     "transport", "selection",
+                                             "picks",     "variant",   "ber",       "mtbf_years"};
   return std::find(text.begin(), text.end(), key) != text.end();
 }
 

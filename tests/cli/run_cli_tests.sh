@@ -1138,8 +1138,24 @@ study:
 EOF2
   fs sweep "$FX/textmetric.yaml" --out "$RES/textmetric"
   expect_bad_input "$RES/textmetric" "textmetric.yaml:6:" "study.metrics" "'algorithm' is text"
+  # A RIFL run writes ber and mtbf_years as text (1e-06, n/a).
+  local m
+  for m in ber mtbf_years; do
+    cat >"$FX/textmetric-$m.yaml" <<EOF2
+study:
+  name: textmetric-$m
+  fabric: $ROOT/topologies/rifl-link.yaml
+  seeds: {first: 1, count: 1}
+  set: {traffic.bytes: 1MB}
+  columns: [ber, bandwidth_ratio, mtbf_years]
+  metrics: [$m]
+  grid: {rifl.channel.ber: [1e-9]}
+EOF2
+    fs sweep "$FX/textmetric-$m.yaml" --out "$RES/textmetric-$m"
+    expect_bad_input "$RES/textmetric-$m" "textmetric-$m.yaml:7:" "study.metrics" "'$m' is text"
+  done
 }
-check "a text column (algorithm) as a study metric: exit 2 before any point runs" t_text_metric
+check "a text column (algorithm; a RIFL run's ber, mtbf_years) as a study metric: exit 2 before any point runs" t_text_metric
 check "check --dot DIR writes DIR/NAME.dot and leaves no DIR.tmp" t_check_dot_dir
 check "run --set k=v FABRIC.yaml: the fabric is not taken as another --set" t_set_before_fabric
 check "--seed / --policy together with a --set of the same key: exit 2" t_seed_policy_conflicts
