@@ -93,9 +93,11 @@ const std::vector<std::string>& variant_policies(const Study& st, const StudyVar
 void study_name_and_fabric(config::Section& s, const std::string& path, Study& st) {
   st.name = s.required_string("name");
   // The name is the default output folder out/<name>: one plain folder name.
-  if (st.name.find_first_of("/\\") != std::string::npos || st.name == "." || st.name == ".." || st.name[0] == '.' ||
+  if (st.name.find_first_not_of(' ') == std::string::npos || st.name.front() == ' ' || st.name.back() == ' ' ||
+      st.name.find_first_of("/\\") != std::string::npos || st.name == "." || st.name == ".." || st.name[0] == '.' ||
       st.name.find_first_of("\n\r\t") != std::string::npos)
-    s.fail("name", fmt::format("'{}' must be a plain folder name (no '/', '\\', not starting with '.'): "
+    s.fail("name", fmt::format("'{}' must be a plain folder name (not empty, no '/', '\\', not starting with '.' "
+                               "or ending in a space): "
                                "the sweep writes out/<name>",
                                st.name));
   const std::string fabric = s.required_string("fabric");

@@ -699,6 +699,14 @@ YAML
   rm -rf -- "${WORK:?}/a"
   expect_bad_input "$WORK/points" "study.name" "../../.."
   [[ ! -e $WORK/points && ! -e $TMP/points ]] || note "the sweep wrote outside out/"
+  # An empty or blank name would write straight into out/.
+  local n
+  for n in '""' '"   "' '" x"'; do
+    sed "s|name: \.\./\.\./\.\.|name: $n|" "$s" >"$FX/study-blank.yaml"
+    (cd "$WORK" && exec timeout "$TMO" "$BIN" sweep "$FX/study-blank.yaml") >"$OUT" 2>"$ERR"
+    rc=$?
+    expect_bad_input "$WORK/out/points" "study-blank.yaml:2:" "study.name" "plain folder name"
+  done
 }
 
 t_explicit_columns_keep_axis() {
@@ -1161,7 +1169,7 @@ check "run --set k=v FABRIC.yaml: the fabric is not taken as another --set" t_se
 check "--seed / --policy together with a --set of the same key: exit 2" t_seed_policy_conflicts
 check "a study's set of run.seed: exit 2 pointing to seeds" t_study_sets_seed
 check "--set addresses list items as links[2].b" t_set_list_element
-check "a study named ../../.. cannot write outside out/: exit 2" t_study_name_escape
+check "a study named ../../.., \"\" or \"   \" cannot write outside out/<name>: exit 2" t_study_name_escape
 check "explicit columns: the variant axis stays in results.csv; fabric rows carry collective, algorithm, correct" t_explicit_columns_keep_axis
 check "Ctrl-C during a sweep: one line, exit 130, no tables, no half-written file, rerun resumes" t_interrupt_sweep
 check "Ctrl-C during a run: one line, exit 130, nothing stale left" t_interrupt_run
