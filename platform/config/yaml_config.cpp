@@ -130,7 +130,16 @@ Document load_document(const std::string& path) {
     throw ConfigError(fmt::format("{}: is a directory, not a YAML file", path));
   std::ifstream f(path, std::ios::binary);
   if (!f) throw ConfigError(fmt::format("{}: cannot open file", path));
-  std::string text{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+  // Read in blocks up to a cap: a device such as /dev/zero (or a runaway
+  // pipe) is an error, not an endless read; pipes (<(...)) still work.
+  constexpr std::size_t kMaxYamlBytes = 256u << 20;
+  std::string text;
+  char block[1 << 16];
+  while (f.read(block, sizeof block) || f.gcount() > 0) {
+    text.append(block, static_cast<std::size_t>(f.gcount()));
+    if (text.size() > kMaxYamlBytes)
+      throw ConfigError(fmt::format("{}: more than {} MiB: not a configuration file", path, kMaxYamlBytes >> 20));
+  }
   record_file_read(path, text);
   Document d;
   d.file = path;

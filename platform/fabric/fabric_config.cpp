@@ -136,7 +136,10 @@ bool split_endpoint(const std::string& t, std::string& node, std::uint32_t& port
 std::string resolve_schedule_path(const config::Section& w, const std::string& value) {
   namespace fs = std::filesystem;
   const fs::path v(value);
-  if (v.is_absolute()) return v.string();
+  if (v.is_absolute()) {
+    if (config::is_file(v.string())) return v.string();
+    w.fail("schedule", fmt::format("schedule file '{}' not found or not a regular file", value));
+  }
   const fs::path beside = fs::path(w.file()).parent_path() / v;
   if (config::is_file(beside.string())) return beside.lexically_normal().string();
   if (config::is_file(v.string())) return v.string();

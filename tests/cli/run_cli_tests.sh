@@ -1169,6 +1169,15 @@ check "run --set k=v FABRIC.yaml: the fabric is not taken as another --set" t_se
 check "--seed / --policy together with a --set of the same key: exit 2" t_seed_policy_conflicts
 check "a study's set of run.seed: exit 2 pointing to seeds" t_study_sets_seed
 check "--set addresses list items as links[2].b" t_set_list_element
+# A device as an input file is an error, not an endless read.
+t_device_inputs() {
+  fs check /dev/zero
+  [[ $rc -eq 2 ]] || note "check /dev/zero: exit $rc, expected 2"
+  grep -qF "/dev/zero: more than 256 MiB" "$ERR" || note "no size message: $(cat "$ERR")"
+  fs run "$ROOT/topologies/ring8.yaml" --set workload.algorithm=schedule --set workload.schedule=/dev/zero --out "$RES/devzero"
+  expect_bad_input "$RES/devzero" "--set workload.schedule" "not a regular file"
+}
+check "a device (/dev/zero) as the fabric or the schedule: exit 2, no endless read" t_device_inputs
 check "a study named ../../.., \"\" or \"   \" cannot write outside out/<name>: exit 2" t_study_name_escape
 check "explicit columns: the variant axis stays in results.csv; fabric rows carry collective, algorithm, correct" t_explicit_columns_keep_axis
 check "Ctrl-C during a sweep: one line, exit 130, no tables, no half-written file, rerun resumes" t_interrupt_sweep
