@@ -241,15 +241,22 @@ void FabricPlatform::trace_rifl_recoveries(report::TraceWriter& trace) {
       const char* dir = e.dir ? "B->A" : "A->B";
       if (named->insert(tid).second) trace.name_thread(2, tid, fmt::format("{} lane {} {}", link, e.lane, dir));
       const std::uint64_t start = rl->slot_start_ps(e.start_slot), end = rl->slot_start_ps(e.end_slot);
-      trace.span(fmt::format("retransmission: {} frames replayed", e.replayed), "retransmit", 2, tid, start,
+      trace.span(fmt::format("retransmission: {} frames replayed{}", e.replayed, e.open ? " (open at the end)" : ""),
+                 "retransmit", 2, tid, start,
                  end - start,
                  {{"link", link},
                   {"lane", e.lane},
                   {"direction", dir},
                   {"replayed_frames", e.replayed},
-                  {"slots", e.end_slot - e.start_slot}});
+                  {"slots", e.end_slot - e.start_slot},
+                  {"open_at_end", e.open}});
     });
   }
+}
+
+void FabricPlatform::close_rifl_recoveries() {
+  for (std::size_t d = 0; d + 1 < engine_->directions(); d += 2)
+    if (rifl::FabricRiflLink* rl = engine_->rifl_link(d)) rl->link().close_open_recoveries();
 }
 
 tlm::tlm_target_socket<32>& FabricPlatform::target_socket(const std::string& node) {

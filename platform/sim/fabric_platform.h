@@ -87,6 +87,9 @@ class FabricPlatform : public KernelPlatform {
   /// starts to the slot the lane is back to normal, in simulated ps. Call
   /// before simulate(); no-op on a fabric without RIFL links.
   void trace_rifl_recoveries(report::TraceWriter& trace);
+  /// After the run: the recovery episodes still open become spans ending at
+  /// their link's last slot (so the spans add up to the retransmitted frames).
+  void close_rifl_recoveries();
 
  private:
   std::vector<models::ualink_switch*> build_modules(const fabric::FabricRunConfig& cfg);

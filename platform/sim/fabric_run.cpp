@@ -536,6 +536,7 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg0, RankProgram prog
     return fmt::format("{:.1f} us simulated, {} transfers done", sim_ps / 1e6, done);
   });
   if (!res.diagnosis.empty()) return res;
+  if (trace) plat.close_rifl_recoveries();
   res.link_down = plat.kernel().link_down();
   if (res.link_down.empty()) {
     res.diagnosis = plat.unfinished();

@@ -33,12 +33,14 @@ void trace_setup(report::TraceWriter* trace, const config::RiflExperimentConfig&
     const auto ps = [&](std::uint64_t slot) {
       return static_cast<std::uint64_t>(std::llround(slot * d.slot_ns * 1e3));
     };
-    trace->span(fmt::format("retransmission: {} frames replayed", e.replayed), "retransmit", 1,
+    trace->span(fmt::format("retransmission: {} frames replayed{}", e.replayed, e.open ? " (open at the end)" : ""),
+                "retransmit", 1,
                 static_cast<int>(2 * e.lane + e.dir + 1), ps(e.start_slot), ps(e.end_slot) - ps(e.start_slot),
                 {{"lane", e.lane},
                  {"direction", e.dir ? "B->A" : "A->B"},
                  {"replayed_frames", e.replayed},
-                 {"slots", e.end_slot - e.start_slot}});
+                 {"slots", e.end_slot - e.start_slot},
+                 {"open_at_end", e.open}});
   });
 }
 
@@ -260,6 +262,7 @@ RiflRunResult run_rifl_experiment(const config::RiflExperimentConfig& cfg, repor
   const bool show = progress;
   const auto st = link.run(show ? std::function<void(double)>(line) : std::function<void(double)>());
   if (show) std::fprintf(stderr, "\n");
+  if (trace) link.close_open_recoveries();
   if (st != rifl::RiflLink::Status::done) {
     r.ok = false;
     r.diagnosis = link.diagnosis();

@@ -1152,6 +1152,14 @@ void RiflLink::settle() {
     if (L->win_end) settle_window(*L, now_);
 }
 
+void RiflLink::close_open_recoveries() {
+  settle();
+  if (!on_recovery_) return;
+  for (auto& L : lanes_)
+    for (int x = 0; x < 2; ++x)
+      if (L->e[x].in_rec) on_recovery_({L->index, x, L->e[x].rec_start, now_, L->e[x].rec_replayed, true});
+}
+
 RiflLink::Status RiflLink::advance(std::uint64_t until) {
   if (!cfg_.external) throw std::logic_error("RiflLink::advance: only with external traffic");
   if (!stall_limit_) stall_limit_ = 64ULL * (3 * d_.buffer + 2 * d_.delay_slots) + 100000;

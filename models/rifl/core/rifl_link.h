@@ -183,6 +183,7 @@ struct RecoveryEvent {
   int dir;  ///< 0 = A->B, 1 = B->A
   std::uint64_t start_slot, end_slot;
   std::uint64_t replayed;  ///< data frames replayed
+  bool open = false;       ///< still recovering when the run ended (close_open_recoveries)
 };
 
 /// The simulation of one RIFL link.
@@ -217,6 +218,12 @@ class RiflLink {
   Status status() const { return status_; }
   /// Observer of recovery episodes (set before run()).
   void set_recovery_observer(std::function<void(const RecoveryEvent&)> f) { on_recovery_ = std::move(f); }
+  /// At the end of a run: report every recovery episode still open (a lane
+  /// direction not yet back to Normal) to the observer, ending at slots()
+  /// with `open` set, so that the episodes' replayed frames add up to the
+  /// retransmitted-frame counters. Applies the skipped windows first
+  /// (settle()); call once, after the last run() / advance().
+  void close_open_recoveries();
 
   /// Test hooks: force errors. `script(lane, dir, slot)` returns bit positions
   /// to flip in the frame sent at `slot` (replacing the error source's draw);
