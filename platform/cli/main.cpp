@@ -404,10 +404,10 @@ int cmd_run_rifl(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   const auto& c = cfg.link;
   if (!a.quiet)
     std::cout << fmt::format(
-        "fabricsim run: {} ({}), {} lanes x {} Gb/s, {}-bit frames, BER {:.3g} / {:.3g}, "
+        "fabricsim run: {} ({}), {} lanes x {} Gb/s, {}-bit frames, {}, "
         "{} B per direction, seed {}\n",
-        cfg.name, a.fabric, c.lanes, c.lane_rate_bps / 1e9, c.frame_bits, c.ber_ab, c.ber_ba, c.bytes_per_direction,
-        c.seed);
+        cfg.name, a.fabric, c.lanes, c.lane_rate_bps / 1e9, c.frame_bits, config::rifl_channel_text(c),
+        c.bytes_per_direction, c.seed);
   report::TraceWriter tw;
   const sim::RiflRunResult r = sim::run_rifl_experiment(cfg, a.trace ? &tw : nullptr, !a.quiet && isatty(2));
   if (!r.ok) {

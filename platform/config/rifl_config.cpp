@@ -242,4 +242,9 @@ nlohmann::ordered_json to_json(const RiflExperimentConfig& e) {
   return j;
 }
 
+std::string rifl_channel_text(const rifl::RiflConfig& c) {
+  if (c.channel != rifl::RiflConfig::Channel::independent) return "Gilbert-Elliott channel";
+  return fmt::format("BER {:.3g} / {:.3g}", c.ber_ab, c.ber_ba);
+}
+
 }  // namespace fabricsim::config

@@ -44,4 +44,8 @@ void check_rifl_bounds(const Section& s, const rifl::RiflConfig& c);
 /// The `rifl:` parameters as JSON (units in key names), derived values included.
 nlohmann::ordered_json rifl_json(const rifl::RiflConfig& c);
 
+/// The channel in a summary line: "BER 1e-09 / 1e-09" (independent, per
+/// direction) or "Gilbert-Elliott channel" (its `ber` keys do not apply).
+std::string rifl_channel_text(const rifl::RiflConfig& c);
+
 }  // namespace fabricsim::config

@@ -20,6 +20,12 @@ std::string sci(double v) { return fmt::format("{:.4g}", v); }
 
 namespace {
 
+// The MTBF and the analytic ratio are estimates for independent bit errors
+// at the configured BER on the wire (no light FEC in between).
+bool raw_ber_estimates(const rifl::RiflConfig& c) {
+  return !c.fec_on && c.channel == rifl::RiflConfig::Channel::independent;
+}
+
 // Trace: one thread per lane and direction with a span per retransmission (recovery).
 void trace_setup(report::TraceWriter* trace, const config::RiflExperimentConfig& cfg, rifl::RiflLink& link) {
   const rifl::RiflConfig& c = cfg.link;
@@ -103,9 +109,10 @@ RiflFigures rifl_figures(const rifl::RiflConfig& c, const rifl::RiflLink& link, 
   f.p_ud = ud.probability(f.ber_mean);
   f.mtbf_years = f.p_ud > 0 ? 1.0 / (f.p_ud * frames_per_s) / kSecondsPerYear : INFINITY;
   f.analytic = rifl::analytic_bandwidth_ratio(c, d);
-  if (c.fec_on) {
-    // Neither estimate covers the light FEC: the post-FEC error patterns
-    // (whole-codeword failures) are not the raw BER's (docs/models/rifl.md).
+  if (!raw_ber_estimates(c)) {
+    // Neither estimate covers the light FEC or the Gilbert-Elliott channel:
+    // their error patterns (whole-codeword failures, bursts) are not those of
+    // independent errors at the configured BER (docs/models/rifl.md).
     f.mtbf_years = NAN;
     f.analytic = NAN;
   }
@@ -171,7 +178,8 @@ void result_json(const config::RiflExperimentConfig& cfg, const rifl::RiflLink& 
   const auto num_or_null = [](double v) {
     return std::isnan(v) ? nlohmann::ordered_json() : nlohmann::ordered_json(v);
   };
-  j["row"] = {{"ber", sci(f.ber_mean)},
+  const bool independent = c.channel == rifl::RiflConfig::Channel::independent;
+  j["row"] = {{"ber", independent ? sci(f.ber_mean) : std::string("")},
               {"bandwidth_ratio", f.ratio},
               {"analytic_bandwidth_ratio", num_or_null(f.analytic)},
               {"mean_latency_ns", f.mean},
@@ -213,7 +221,7 @@ void result_json(const config::RiflExperimentConfig& cfg, const rifl::RiflLink& 
                   {"undetected_per_frame", f.p_ud},
                   {"undetected_truncation_bound", f.ud_truncation_bound},
                   {"crc_min_distance", f.crc_min_distance}};
-  if (!c.fec_on) {
+  if (raw_ber_estimates(c)) {
     // The terms of the analytic bandwidth ratio (models/rifl/core/analytic.h).
     const rifl::AnalyticTerms t = rifl::analytic_terms(c, d);
     const auto fin = [](double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(); };
@@ -276,11 +284,11 @@ RiflRunResult run_rifl_experiment(const config::RiflExperimentConfig& cfg, repor
   const auto& s0 = link.stats(0);
   const auto& s1 = link.stats(1);
   r.summary = fmt::format(
-      "  bandwidth ratio {:.4f} (analytic {:.4f})   goodput {:.2f} Gb/s per direction   efficiency {:.4f}\n"
+      "  bandwidth ratio {:.4f} (analytic {})   goodput {:.2f} Gb/s per direction   efficiency {:.4f}\n"
       "  latency mean {:.1f} ns   P99 {:.1f} ns   P99.9 {:.1f} ns   ({} packets)\n"
       "  retransmitted frames {}   detected errors {}   undetected errors {}   out-of-sync {}   MTBF {} years\n"
       "  retransmit buffer {} frames, one-way {} slots of {:.3f} ns, {:.1f} us simulated\n",
-      f.ratio, f.analytic, f.goodput_gbps, f.efficiency, f.mean, f.p99, f.p999, link.latencies_slots().size(), f.retx,
+      f.ratio, std::isnan(f.analytic) ? std::string("n/a") : fmt::format("{:.4f}", f.analytic), f.goodput_gbps, f.efficiency, f.mean, f.p99, f.p999, link.latencies_slots().size(), f.retx,
       s0.detected_errors + s1.detected_errors, f.undetected, s0.out_of_sync + s1.out_of_sync,
       std::isnan(f.mtbf_years)      ? "n/a"
       : std::isfinite(f.mtbf_years) ? sci(f.mtbf_years)

@@ -40,8 +40,8 @@ FabricCheck check_rifl_link(std::shared_ptr<config::Document> doc) {
   c.name = cfg.name;
   c.summary = fmt::format(
       "fabric {} (rifl-link): 2 endpoints, 1 bonded RIFL link of {} lanes x {} Gb/s, {}-bit frames, "
-      "BER {:.3g} / {:.3g}, {} B per direction{}\n",
-      cfg.name, l.lanes, l.lane_rate_bps / 1e9, l.frame_bits, l.ber_ab, l.ber_ba, l.bytes_per_direction,
+      "{}, {} B per direction{}\n",
+      cfg.name, l.lanes, l.lane_rate_bps / 1e9, l.frame_bits, config::rifl_channel_text(l), l.bytes_per_direction,
       l.fec_on ? fmt::format(", light FEC {} ({:g} % parity, {} symbols per codeword)", l.fec.name,
                              l.fec.overhead * 100, l.fec.correctable)
                : std::string());

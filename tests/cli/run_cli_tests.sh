@@ -1163,6 +1163,20 @@ EOF2
     expect_bad_input "$RES/textmetric-$m" "textmetric-$m.yaml:7:" "study.metrics" "'$m' is text"
   done
 }
+# The Gilbert-Elliott channel: no BER applies, so no analytic ratio or MTBF from one.
+t_rifl_ge_estimates() {
+  fs run "$ROOT/topologies/rifl-link.yaml" --set rifl.channel.model=gilbert-elliott --set traffic.bytes=1MB --out "$RES/rifl-ge"
+  [[ $rc -eq 0 ]] || { note "exit $rc"; show_output; return; }
+  grep -qF "Gilbert-Elliott channel," "$OUT" || note "the summary does not name the channel"
+  grep -qF "(analytic n/a)" "$OUT" || note "the summary shows an analytic ratio"
+  python3 - "$RES/rifl-ge/result.json" <<'PY' || note "result.json row: $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['row'])" "$RES/rifl-ge/result.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+w = r["row"]
+sys.exit(0 if w["ber"] == "" and w["analytic_bandwidth_ratio"] is None and w["mtbf_years"] == "n/a" and "analytic" not in r else 1)
+PY
+}
+check "rifl-link on the Gilbert-Elliott channel: no BER, analytic ratio or MTBF shown as if a BER applied" t_rifl_ge_estimates
 check "a text column (algorithm; a RIFL run's ber, mtbf_years) as a study metric: exit 2 before any point runs" t_text_metric
 check "check --dot DIR writes DIR/NAME.dot and leaves no DIR.tmp" t_check_dot_dir
 check "run --set k=v FABRIC.yaml: the fabric is not taken as another --set" t_set_before_fabric
