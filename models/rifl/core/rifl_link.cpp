@@ -60,7 +60,7 @@ const char* to_string(RiflLink::Status s) {
 std::uint32_t retransmit_buffer_rtl(double rtt_ns, double rate_bps, std::uint32_t frame_bits) {
   const double frames = 16.0 + 16.0 + rtt_ns * 1e-9 * rate_bps / frame_bits;
   const int w = static_cast<int>(std::ceil(std::log2(frames) - 1e-12));
-  return 1u << std::max(w, 1);
+  return 1u << std::clamp(w, 1, 31);  // 2^31: beyond every limit derive() enforces
 }
 
 RiflDerived derive(const RiflConfig& c) {
@@ -91,6 +91,27 @@ RiflDerived derive(const RiflConfig& c) {
     frame_rate_share = static_cast<double>(c.fec_codeword_data_bits) / static_cast<double>(d.fec_codeword_bits);
   }
   d.rtt_ns = 2 * d.one_way_ns;
+  // The key behind a delay that is too long: its largest part.
+  const auto delay_key = [&c]() {
+    double skew = 0;
+    for (double sk : c.lane_skew_ns) skew = std::max(skew, sk);
+    const double cable = c.cable_ns_per_m * c.cable_m;
+    if (skew >= cable && skew >= c.transceiver_ns) return "lane_skew";
+    return cable >= c.transceiver_ns ? "cable_length_m" : "transceiver_latency";
+  };
+  // Every lane direction holds a round trip in flight and every lane end B
+  // frames: the one-way delay (with the largest skew) is bounded so that
+  // these stay within what the model allocates (and the slot counts within 32 bits).
+  {
+    double skew = 0;
+    for (double sk : c.lane_skew_ns) skew = std::max(skew, sk);
+    const double slots = (d.one_way_ns + skew) / d.slot_ns;
+    if (!(slots <= kMaxOneWaySlots))
+      bad(std::string(delay_key()) + ": a one-way delay of " +
+          std::to_string(static_cast<long long>(std::min(slots, 9e18))) +
+          " frame slots (transceiver latency + cable + FEC + the largest lane skew) is beyond the model's limit of "
+          "2^19 slots");
+  }
   d.delay_slots = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::ceil(d.one_way_ns / d.slot_ns - 1e-9)));
   // The slowest lane (largest skew) sets the round trip every lane's buffer must cover.
   std::uint32_t max_delay = d.delay_slots;
@@ -113,6 +134,9 @@ RiflDerived derive(const RiflConfig& c) {
                                          c.frame_bits);
   // The replay must reach 16 frames before the failed one after the detection
   // round trip (RTL: 16 + 16 + RTT frames).
+  if (d.buffer > kMaxRetransmitBuffer)
+    bad(std::string(c.retransmit_buffer ? "retransmit_buffer" : delay_key()) + ": the round trip needs a retransmit buffer of " + std::to_string(d.buffer) +
+        " frames, beyond the model's limit of 2^20 frames per lane end");
   if (d.buffer < 32 + rtt_frames)
     bad("retransmit_buffer: " + std::to_string(d.buffer) + " frames is smaller than the round trip bound 32 + " +
         std::to_string(rtt_frames) + " frames");

@@ -98,11 +98,16 @@ struct RiflDerived {
 /// RTL sizing: 2^W frames, W = ceil(log2(16 + 16 + RTT x rate / frame_bits)).
 /// derive() uses the link rate (lanes x lane rate) and the slowest lane's RTT.
 std::uint32_t retransmit_buffer_rtl(double rtt_ns, double rate_bps, std::uint32_t frame_bits);
+/// The model's limits: a one-way delay (with the largest lane skew) of at
+/// most 2^19 frame slots, a retransmit buffer of at most 2^20 frames.
+constexpr double kMaxOneWaySlots = 1u << 19;
+constexpr std::uint32_t kMaxRetransmitBuffer = 1u << 20;
 /// Throws std::invalid_argument (message names the parameter) for an
 /// impossible configuration: unsupported frame size, 0 lanes, BER outside
 /// [0, 0.5], fc_on <= fc_off, fc_buffer < fc_on + 2H + 3B + 8, a retransmit
 /// buffer below 32 + round trip frames, payload_min > payload_max, an FEC
-/// codeword that is not a whole number of frames.
+/// codeword that is not a whole number of frames, a delay or buffer beyond
+/// the limits above.
 RiflDerived derive(const RiflConfig& c);
 
 /// Transmitter states (RTL rifl_tx.v).
