@@ -222,8 +222,11 @@ struct AnalyticTerms {
 /// The mean of the two directions when B->A is loaded. Computed from B, H,
 /// N, frame bits, fc_on / fc_off and the BER only. Not in it (docs/
 /// validation.md section 7): hits during a hit's own recovery beyond the
-/// geometric restarts (third order), the lanes' correlation beyond the
-/// mean field of the banks; clock compensation and lane skew.
+/// geometric restarts (third order); the lanes' blocking is treated as
+/// independent while in the lane machine it is close to mutually exclusive
+/// (a lane failing while another blocks keeps its bank until that one is
+/// back), which makes the ratio optimistic from BER ~3e-6; clock
+/// compensation and lane skew.
 AnalyticTerms analytic_terms(const RiflConfig& c, const RiflDerived& d);
 double analytic_bandwidth_ratio(const RiflConfig& c, const RiflDerived& d);
 
