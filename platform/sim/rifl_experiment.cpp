@@ -237,6 +237,7 @@ void result_json(const config::RiflExperimentConfig& cfg, const rifl::RiflLink& 
                      {"phase_reverse_slots", {t.phase.ab_per_ba, t.phase.ba_per_ab}},
                      {"replay_window_slots", t.window_slots},
                      {"restarts_per_failure", {fin(t.restart_ab), fin(t.restart_ba)}},
+                     {"restart_cost_slots", {t.restart.forward_slots, t.restart.reverse_slots}},
                      {"isolated_bank_frames", t.banks.isolated},
                      {"overlap_bank_frames", t.banks.overlap},
                      {"resume_wait_slots", t.resume_wait},

@@ -397,6 +397,45 @@ TEST(RiflAnalytic, SecondErrorCostsOnlyInTheReplayWindow) {
   }
 }
 
+TEST(RiflAnalytic, RestartIsASteadyStateRecovery) {
+  // A second A->B hit in the replay window costs a steady-state recovery
+  // (3B + 2) whatever the phase of the one it restarts: here a first
+  // recovery (rc = 0, 2B + 2) and one after a B->A failure (rc_A = 0 too,
+  // the chain's 2B + 2), against the window after kPrefixABA (rc_A = 2B).
+  const RiflConfig c = one_lane(10);
+  const auto d = derive(c);
+  const double B = d.buffer, H = d.delay_slots, W = replay_window_slots(d);
+  const RecoveryCost k = restart_cost(d);
+  EXPECT_EQ(k.forward_slots, 3 * B + 2);
+  EXPECT_GT(k.reverse_slots, 3 * B - 2 * H - 13);
+  EXPECT_LT(k.reverse_slots, 3 * B + 2);
+  for (const std::vector<Hit>& prefix : {std::vector<Hit>{}, std::vector<Hit>{{0, 1, 5000}}, kPrefixABA}) {
+    const std::uint64_t at = prefix.empty() ? 5000 : prefix.back().slot + 2000;
+    const auto base = last_deliveries(c, prefix);
+    auto one = prefix;
+    one.push_back({0, 0, at});
+    const auto first = last_deliveries(c, one);
+    const double F1 = static_cast<double>(first.first - base.first);
+    const double end = 2 * H + 13 + F1;
+    double sum_rev = 0;
+    int n = 0;
+    for (double x : {W - 1, W - 30, 2 * H + 20, 2 * H + 5, 10.0, 1.0}) {
+      auto two = one;
+      two.push_back({0, 0, at + static_cast<std::uint64_t>(end - x)});
+      const auto r = last_deliveries(c, two);
+      const double fwd = static_cast<double>(r.first - first.first), rev = static_cast<double>(r.second - first.second);
+      EXPECT_NEAR(fwd, k.forward_slots, 3) << "F1 " << F1 << " x " << x;
+      EXPECT_NEAR(rev, std::min(3 * B + 2, 3 * B - 2 * H - 13 + x), 3) << "F1 " << F1 << " x " << x;
+      sum_rev += rev;
+      ++n;
+    }
+    // Not the phase cost of the recovery it restarts (2B + 2 for the first two).
+    if (F1 < 3 * B) {
+      EXPECT_GT(sum_rev / n, F1 + B / 2);
+    }
+  }
+}
+
 TEST(RiflAnalytic, ReverseHitDuringARecovery) {
   // A B->A hit on B's retransmit requests during an A->B recovery: absorbed
   // early, then it extends both streams' stalls one slot per slot of delay.

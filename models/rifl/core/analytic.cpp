@@ -102,6 +102,14 @@ double replay_window_slots(const RiflDerived& d) {
   return 2 * (kRollback + 2.0 * d.delay_slots + 12) + 2;
 }
 
+RecoveryCost restart_cost(const RiflDerived& d) {
+  const double B = d.buffer, H = d.delay_slots, W = replay_window_slots(d);
+  const double full = 3 * B + 2, late = 3 * B - 2 * H - 13;  // late + x, x = slots before the window's end
+  double sum = 0;
+  for (double x = 1; x <= W; ++x) sum += std::min(full, late + x);
+  return {full, sum / W};
+}
+
 LaneBanks lane_banks(const RiflConfig& c, const RiflDerived& d) {
   if (c.lanes < 2) return {0, 0};
   const double H = d.delay_slots;
@@ -207,11 +215,16 @@ AnalyticTerms analytic_terms(const RiflConfig& c, const RiflDerived& d) {
   }
   t.restart_ab = 1 / (1 - qa);
   t.restart_ba = 1 / (1 - qb);
-  const double fa = t.phase.ab_per_ab * t.restart_ab, fb = t.phase.ba_per_ba * t.restart_ba;
+  // Restarts beyond the failure's own recovery, q / (1 - q), each a
+  // steady-state recovery appended to the current one (restart_cost).
+  t.restart = restart_cost(d);
+  const double na = t.restart_ab - 1, nb = t.restart_ba - 1;
+  const double fa = t.phase.ab_per_ab + na * t.restart.forward_slots;
+  const double fb = t.phase.ba_per_ba + nb * t.restart.forward_slots;
   t.fail_cost_ab = {fa + reverse_overlap_expected(d, fa, fb, true, t.p_ba),
-                    t.phase.ab_per_ba * t.restart_ba + reverse_overlap_expected(d, fb, fa, false, t.p_ab)};
+                    t.phase.ab_per_ba + nb * t.restart.reverse_slots + reverse_overlap_expected(d, fb, fa, false, t.p_ab)};
   t.fail_cost_ba = {fb + reverse_overlap_expected(d, fb, fa, true, t.p_ab),
-                    t.phase.ba_per_ab * t.restart_ab + reverse_overlap_expected(d, fa, fb, false, t.p_ba)};
+                    t.phase.ba_per_ab + na * t.restart.reverse_slots + reverse_overlap_expected(d, fa, fb, false, t.p_ba)};
   const double N = c.lanes;
   // One stream: fraction f of the time one lane blocks it, self-consistent.
   auto stream = [&](const FailCost& k, double p_own, double p_rev, double& blocking, double& stall) {

@@ -86,9 +86,26 @@ double analytic_bandwidth_ratio_first_order(const RiflConfig& c, const RiflDeriv
 /// one: one more full recovery. A hit earlier in the recovery costs nothing
 /// (that frame is replayed again anyway or not needed). So a recovery is
 /// followed by another with probability q = p W, and a failure costs
-/// 1 / (1 - q) recoveries (geometric). Checked against two scripted errors
+/// q / (1 - q) restarts (geometric) beyond its own recovery, each at
+/// restart_cost. Checked against two scripted errors
 /// (RiflAnalytic.SecondErrorCostsOnlyInTheReplayWindow).
 double replay_window_slots(const RiflDerived& d);
+
+/// Slots one restart (a same-direction hit in the replay window) adds to the
+/// failing direction's stream (forward) and to the other one (reverse),
+/// whatever the phase of the recovery it restarts. The forwarder does not
+/// leave Retrans at rc = 2B (the remote retransmit flag is up again): its
+/// counter runs on through the idle part (2B .. 3B), wraps and replays 2B
+/// slots, so the restart is a steady-state recovery appended to the current
+/// one: forward 3B + 2 slots, also after a first recovery that cost only
+/// 2B + 2. The requester's data stops the same 3B + 2 more, except for a hit
+/// in the last 2H + 15 slots of the window (its data had resumed when the
+/// hit's requests began): x slots before the window's end it loses
+/// 3B - 2H - 13 + x. `reverse` is the mean over the W slots of the window.
+/// (The model charged the chain's mean phase cost, ~2.5B, per restart
+/// before.) Checked against scripted hits in the window of a recovery at
+/// rc = 0 and at rc = 2B (RiflAnalytic.RestartIsASteadyStateRecovery).
+RecoveryCost restart_cost(const RiflDerived& d);
 
 /// Frames a bonded lane holds ahead of the reordered stream (its
 /// reorder-buffer occupancy) when its own recovery starts, N > 1:
@@ -170,6 +187,7 @@ struct AnalyticTerms {
   PhaseCosts phase{};                     ///< counter-phase chain's mean costs (slots)
   double window_slots = 0;                ///< replay_window_slots
   double restart_ab = 1, restart_ba = 1;  ///< 1 / (1 - p W): recoveries per failure
+  RecoveryCost restart{};                 ///< restart_cost: slots per restart (forward, reverse)
   LaneBanks banks{};
   double resume_wait = 0;                   ///< resume_wait_slots (bonded lanes)
   FailCost fail_cost_ab{}, fail_cost_ba{};  ///< per stream, with restarts and reverse overlaps
@@ -185,9 +203,10 @@ struct AnalyticTerms {
 ///   not recovering (a frame error of either direction stops both
 ///   directions' data on that lane).
 /// - Lane stall per failure (FailCost): the counter-phase chain's
-///   stationary mean (stationary_phase_costs), times 1 / (1 - p W) for
+///   stationary mean (stationary_phase_costs), plus p W / (1 - p W)
 ///   restarts by same-direction hits in the replay window
-///   (replay_window_slots), plus reverse_overlap_expected for the other
+///   (replay_window_slots) at restart_cost each, plus
+///   reverse_overlap_expected for the other
 ///   direction's hits during it; + resume_wait_slots for a failure of the
 ///   other direction on a lane that is paused.
 /// - Blocking: a lane blocks the stream for its stall minus the time its
@@ -203,8 +222,11 @@ struct AnalyticTerms {
 /// The mean of the two directions when B->A is loaded. Computed from B, H,
 /// N, frame bits, fc_on / fc_off and the BER only. Not in it (docs/
 /// validation.md section 7): hits during a hit's own recovery beyond the
-/// geometric restarts (third order), the lanes' correlation beyond the
-/// mean field of the banks; clock compensation and lane skew.
+/// geometric restarts (third order); the lanes' blocking is treated as
+/// independent while in the lane machine it is close to mutually exclusive
+/// (a lane failing while another blocks keeps its bank until that one is
+/// back), which makes the ratio optimistic from BER ~3e-6; clock
+/// compensation and lane skew.
 AnalyticTerms analytic_terms(const RiflConfig& c, const RiflDerived& d);
 double analytic_bandwidth_ratio(const RiflConfig& c, const RiflDerived& d);
 
