@@ -133,7 +133,11 @@ bool parse_rifl_keys(Section& s, rifl::RiflConfig& c, bool fabric_link) {
     c.cable_ns_per_m = s.number("cable_ns_per_m", c.cable_ns_per_m, 0.0, 1e3);
   }
   c.transceiver_ns = s.time_ps("transceiver_latency", static_cast<std::uint64_t>(c.transceiver_ns * 1000)) / 1000.0;
-  if (c.lanes != lanes_before && !s.has("lane_skew")) c.lane_skew_ns.clear();  // one skew per lane
+  // One skew per lane: skews inherited for another lane count do not apply.
+  if (c.lanes != lanes_before && !s.has("lane_skew") && !c.lane_skew_ns.empty())
+    s.fail("lanes", fmt::format("{} lanes, but the lane_skew this inherits lists {} values (one per lane): give "
+                                "lane_skew here too",
+                                c.lanes, c.lane_skew_ns.size()));
   if (s.has("lane_skew")) c.lane_skew_ns.clear();
   lane_skew(s, c);
   c.retransmit_buffer = static_cast<std::uint32_t>(s.integer("retransmit_buffer", c.retransmit_buffer, 0, 1u << 20));

@@ -1831,6 +1831,13 @@ PY
 }
 t_rifl_fabric_bad_input() {
   local f
+  # A link's own lane count with skews inherited for another: exit 2, not silently dropped.
+  fs run "$ROOT/topologies/ring8.yaml" --set defaults.link.protocol=rifl --set 'defaults.link.rifl.lane_skew=[0ns,1ns,2ns,3ns]' \
+    --set 'link_overrides=[{index: 2, link: {rifl: {lanes: 2}}}]' --out "$RES/rfskew"
+  expect_bad_input "$RES/rfskew" "link_overrides[0].link.rifl.lanes" "inherits lists 4 values"
+  # Lane skew beyond the model's limit (2^19 slots one way): exit 2 in the link experiment too.
+  fs check "$ROOT/topologies/rifl-link.yaml" --set 'rifl.lane_skew=[0ns,2ns,0ns,50ms]'
+  [[ $rc -eq 2 ]] && grep -qF "beyond the model's limit of 2^19 slots" "$ERR" || note "50 ms of lane skew: exit $rc $(cat "$ERR")"
   fs run "$ROOT/topologies/ring8.yaml" --set defaults.link.protocol=bogus --out "$RES/rfp"
   expect_bad_input "$RES/rfp" "--set defaults.link.protocol" "'bogus' is not one of: ualink, rifl"
   fs run "$ROOT/topologies/ring8.yaml" --set defaults.link.protocol=rifl --set defaults.link.rifl.bogus=1 --out "$RES/rfk"
