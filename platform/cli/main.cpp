@@ -240,11 +240,11 @@ std::string dot_path(const std::string& name, const std::string& dot_opt) {
 }
 
 // Write the DOT file; a path that cannot be written is bad input (exit 2).
-void write_dot(const std::string& path, const std::string& dot) {
+void write_dot(const std::string& path, const std::string& dot, bool dot_given) {
   try {
     write_atomic(path, dot);
   } catch (const std::exception& e) {
-    throw config::ConfigError(fmt::format("--dot '{}': {}", path, e.what()));
+    throw config::ConfigError(fmt::format("{}: {}", dot_given ? "--dot" : "the DOT file", e.what()));
   }
 }
 
@@ -587,7 +587,7 @@ int cmd_check(const CheckArgs& ca) {
     return 0;
   }
   const std::string dot = dot_path(c.name, ca.dot);
-  write_dot(dot, c.dot);
+  write_dot(dot, c.dot, !ca.dot.empty());
   std::cout << c.summary << fmt::format("wrote {}\n", dot);
   return 0;
 }

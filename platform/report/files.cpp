@@ -1,5 +1,7 @@
 #include "platform/report/files.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -14,12 +16,15 @@ void write_atomic(const fs::path& p, const std::string& content) {
   std::error_code ec;
   if (fs::is_directory(p, ec)) throw std::runtime_error("cannot write " + p.string() + ": it is a folder");
   {
+    errno = 0;
     std::ofstream f(tmp, std::ios::binary);
+    const int open_errno = f ? 0 : errno;  // why the open failed (the OS's reason)
     f << content;
     f.close();
     if (!f) {
+      const int e = open_errno ? open_errno : errno;
       fs::remove(tmp, ec);
-      throw std::runtime_error("cannot write " + tmp.string());
+      throw std::runtime_error("cannot write " + tmp.string() + (e ? std::string(": ") + std::strerror(e) : ""));
     }
   }
   fs::rename(tmp, p, ec);

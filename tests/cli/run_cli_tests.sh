@@ -640,6 +640,12 @@ t_check_dot_dir() {
   [[ $rc -eq 0 ]] || { note "check --dot DIR: exit $rc"; show_output; }
   [[ ! -e $RES/dotdir.tmp ]] || note "check --dot DIR left DIR.tmp"
   [[ -s $RES/dotdir/tiny.dot ]] || note "check --dot DIR did not write DIR/tiny.dot"
+  # A default DOT path that cannot be written says why and does not blame --dot.
+  (cd "$WORK" && exec "$BIN" check "$ROOT/topologies/ring8.yaml" --set "fabric.name=$(printf 'x%.0s' {1..300})") >"$OUT" 2>"$ERR"
+  rc=$?
+  [[ $rc -eq 2 ]] || note "a 300-character DOT name: exit $rc"
+  grep -qF "error: the DOT file: cannot write out/" "$ERR" && grep -qF "File name too long" "$ERR" ||
+    note "no reason, or --dot blamed: $(head -c 300 "$ERR")"
 }
 
 t_set_before_fabric() {
@@ -1178,7 +1184,7 @@ PY
 }
 check "rifl-link on the Gilbert-Elliott channel: no BER, analytic ratio or MTBF shown as if a BER applied" t_rifl_ge_estimates
 check "a text column (algorithm; a RIFL run's ber, mtbf_years) as a study metric: exit 2 before any point runs" t_text_metric
-check "check --dot DIR writes DIR/NAME.dot and leaves no DIR.tmp" t_check_dot_dir
+check "check --dot DIR writes DIR/NAME.dot and leaves no DIR.tmp; an unwritable default DOT path says why" t_check_dot_dir
 check "run --set k=v FABRIC.yaml: the fabric is not taken as another --set" t_set_before_fabric
 check "--seed / --policy together with a --set of the same key: exit 2" t_seed_policy_conflicts
 check "a study's set of run.seed: exit 2 pointing to seeds" t_study_sets_seed
