@@ -646,6 +646,7 @@ t_check_dot_dir() {
   [[ $rc -eq 2 ]] || note "a 300-character DOT name: exit $rc"
   grep -qF "error: the DOT file: cannot write out/" "$ERR" && grep -qF "File name too long" "$ERR" ||
     note "no reason, or --dot blamed: $(head -c 300 "$ERR")"
+  rm -rf -- "${WORK:?}/out"
 }
 
 t_set_before_fabric() {
