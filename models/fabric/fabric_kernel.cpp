@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <sstream>
+#include <fmt/format.h>
 
 #include "models/fabric/dma_ext.h"
 
@@ -326,7 +327,7 @@ void fabric_kernel::fail(const std::string& why) {
 
 std::string fabric_kernel::fmt_deadline() const {
   std::ostringstream os;
-  os << "simulated time passed the deadline of " << deadline_ps_ / 1000.0 << "ns (run.deadline)";
+  os << "simulated time passed the deadline of " << fmt::format("{:.3f}", deadline_ps_ / 1e6) << " us (run.deadline)";
   return os.str();
 }
 

@@ -109,7 +109,8 @@ ScheduleReport schedule_report(const sw::Schedule& s, const sw::ScheduleLayout& 
     chain += fmt::format("{}r{}.tb{}.s{}", i ? " -> " : "", cp[i]["rank"].get<int>(), cp[i]["threadblock"].get<int>(),
                          cp[i]["step"].get<int>());
   }
-  out.summary = fmt::format("  schedule {}: critical path of {} steps: {}\n", label, cp.size(), chain);
+  // label is "schedule:<name>" (the algorithm column): say it once.
+  out.summary = fmt::format("  {}: critical path of {} steps: {}\n", label, cp.size(), chain);
   out.json = {{"file", file}, {"name", s.name}, {"critical_path", cp}};
   return out;
 }
