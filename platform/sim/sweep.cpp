@@ -278,8 +278,10 @@ void check_variant_columns(config::Section& s, std::vector<config::Section>& sec
 
 using Grid = std::vector<std::pair<std::string, std::vector<std::string>>>;
 
-// study.grid: key.path: [v1, v2, ...], in file order.
-Grid study_grid(const config::Document& doc, config::Section& s, const std::string& policy_key) {
+// study.grid: key.path: [v1, v2, ...], in file order. `lines`: the study
+// file's line of each "key.path=value" (for errors found at validation).
+Grid study_grid(const config::Document& doc, config::Section& s, const std::string& policy_key,
+                std::map<std::string, int>& lines) {
   Grid grid;
   const YAML::Node g = doc.root["study"]["grid"];
   if (g && !g.IsNull()) {
@@ -288,7 +290,10 @@ Grid study_grid(const config::Document& doc, config::Section& s, const std::stri
       std::vector<std::string> vals;
       if (!it->second.IsSequence() || it->second.size() == 0)
         s.fail("grid", fmt::format("'{}' must be a non-empty list", it->first.Scalar()));
-      for (std::size_t i = 0; i < it->second.size(); ++i) vals.push_back(it->second[i].Scalar());
+      for (std::size_t i = 0; i < it->second.size(); ++i) {
+        vals.push_back(it->second[i].Scalar());
+        lines.emplace(it->first.Scalar() + "=" + vals.back(), it->second[i].Mark().line + 1);
+      }
       grid.emplace_back(it->first.Scalar(), vals);
       for (const auto& x : vals) reject_axis_keys(s, "grid", {it->first.Scalar() + "=" + x}, policy_key);
     }
@@ -314,7 +319,9 @@ std::vector<StudyVariant> expand_grid(std::vector<StudyVariant> expanded, const 
 }
 
 // Validate the fabric under every variant and policy before anything runs.
-void validate_points(const Study& st, const std::string& path) {
+// An error in a grid value ("--set KEY: ...") names the study file's line of
+// that value (`grid_lines`).
+void validate_points(const Study& st, const std::string& path, const std::map<std::string, int>& grid_lines) {
   for (const auto& v : st.variants) {
     const RunKind& vk = variant_kind(st, v);
     for (const auto& p : variant_policies(st, v)) {
@@ -325,8 +332,20 @@ void validate_points(const Study& st, const std::string& path) {
         const auto fdoc = config::load_with_overrides(variant_fabric(st, v), a);
         vk.parse(fdoc);
       } catch (const config::ConfigError& e) {
-        throw config::ConfigError(std::string(e.what()) + (v.name.empty() ? "" : " (variant '" + v.name + "')") +
-                                  " [study " + path + "]");
+        std::string m = e.what();
+        const std::string variant = v.name.empty() ? "" : " (variant '" + v.name + "')";
+        // "--set KEY: what" from a grid value: STUDY:LINE: key 'study.grid.KEY': what.
+        if (m.rfind("--set ", 0) == 0 && m.find(": ") != std::string::npos) {
+          const std::string key = m.substr(6, m.find(": ") - 6);
+          for (const auto& asg : v.assignments) {
+            if (asg.rfind(key + "=", 0) != 0) continue;
+            const auto it = grid_lines.find(asg);
+            if (it == grid_lines.end()) break;
+            throw config::ConfigError(fmt::format("{}:{}: key 'study.grid.{}': {}{}", path, it->second, key,
+                                                  m.substr(m.find(": ") + 2), variant));
+          }
+        }
+        throw config::ConfigError(m + variant + " [study " + path + "]");
       }
     }
   }
@@ -353,11 +372,12 @@ Study load_study(const std::string& path) {
   st.variants = declared;
   check_variant_columns(s, sections, st);
   // grid: key.path: [v1, v2, ...] -> cartesian product with the variants.
-  const Grid grid = study_grid(*doc, s, kind.policy_key);
+  std::map<std::string, int> grid_lines;
+  const Grid grid = study_grid(*doc, s, kind.policy_key, grid_lines);
   s.finish();
   root.finish();
   st.variants = expand_grid(declared, grid);
-  validate_points(st, path);
+  validate_points(st, path, grid_lines);
   return st;
 }
 

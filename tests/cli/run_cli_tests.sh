@@ -1184,6 +1184,22 @@ sys.exit(0 if w["ber"] == "" and w["analytic_bandwidth_ratio"] is None and w["mt
 PY
 }
 check "rifl-link on the Gilbert-Elliott channel: no BER, analytic ratio or MTBF shown as if a BER applied" t_rifl_ge_estimates
+# A grid value the fabric rejects names the study file's line of that value.
+t_grid_value_line() {
+  cat >"$FX/grid-bad.yaml" <<EOF2
+study:
+  name: grid-bad
+  fabric: $ROOT/topologies/rifl-link.yaml
+  seeds: {first: 1, count: 1}
+  set: {traffic.bytes: 1MB}
+  grid:
+    rifl.channel.ber: [1e-9,
+                       0.7]
+EOF2
+  fs sweep "$FX/grid-bad.yaml" --out "$RES/grid-bad"
+  expect_bad_input "$RES/grid-bad" "grid-bad.yaml:8: key 'study.grid.rifl.channel.ber': value 0.7 outside [0, 0.5]"
+}
+check "a grid value out of range: exit 2 naming the study file's line of the value" t_grid_value_line
 check "a text column (algorithm; a RIFL run's ber, mtbf_years) as a study metric: exit 2 before any point runs" t_text_metric
 check "check --dot DIR writes DIR/NAME.dot and leaves no DIR.tmp; an unwritable default DOT path says why" t_check_dot_dir
 check "run --set k=v FABRIC.yaml: the fabric is not taken as another --set" t_set_before_fabric
