@@ -54,6 +54,7 @@ double parse_rate_bps(const std::string& text) {
                              {"Mb/s", 1e6},
                              {"Gb/s", 1e9},
                              {"Tb/s", 1e12},
+                             {"Pb/s", 1e15},
                              {"B/s", 8},
                              {"KB/s", 8e3},
                              {"MB/s", 8e6},
@@ -70,7 +71,17 @@ std::uint64_t parse_bytes(const std::string& text) {
   auto [v, unit] = split(text, "size");
   const double b = lookup(
       text, unit, v,
-      {{"B", 1}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}},
+      {{"B", 1},
+       {"KB", 1e3},
+       {"MB", 1e6},
+       {"GB", 1e9},
+       {"TB", 1e12},
+       {"PB", 1e15},
+       {"KiB", 1024.0},
+       {"MiB", 1048576.0},
+       {"GiB", 1073741824.0},
+       {"TiB", 1099511627776.0},
+       {"PiB", 1125899906842624.0}},
       "size", "640B, 8MiB");
   if (b < 0) throw UnitError("size must not be negative, got '" + text + "'");
   if (b > kMaxBytes) throw UnitError("size '" + text + "' exceeds the limit of 1 PiB (2^50 B)");

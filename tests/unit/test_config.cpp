@@ -58,6 +58,8 @@ TEST(Units, RateToBitsPerSecond) {
   EXPECT_DOUBLE_EQ(parse_rate_bps("1Tb/s"), 1e12);
   EXPECT_DOUBLE_EQ(parse_rate_bps("100Mb/s"), 1e8);
   EXPECT_DOUBLE_EQ(parse_rate_bps("1000KB/s"), 8e6);  // 1 KB/s itself is below the 1 Mb/s limit
+  EXPECT_DOUBLE_EQ(parse_rate_bps("1Pb/s"), 1e15);      // the limit, in the unit it is stated in
+  EXPECT_THROW(parse_rate_bps("1.1Pb/s"), UnitError);
 }
 
 TEST(Units, BytesAndFractions) {
@@ -68,6 +70,11 @@ TEST(Units, BytesAndFractions) {
   EXPECT_EQ(parse_bytes("1GiB"), 1073741824u);
   EXPECT_EQ(parse_bytes("1.5KiB"), 1536u);
   EXPECT_EQ(parse_bytes("2MB"), 2000000u);
+  EXPECT_EQ(parse_bytes("3TB"), 3000000000000u);
+  EXPECT_EQ(parse_bytes("2TiB"), 2199023255552u);  // 2 x 2^40
+  EXPECT_EQ(parse_bytes("1PB"), 1000000000000000u);
+  EXPECT_EQ(parse_bytes("1PiB"), 1125899906842624u);  // the limit, 2^50
+  EXPECT_THROW(parse_bytes("1.5PiB"), UnitError);
   EXPECT_DOUBLE_EQ(parse_fraction("2.5%"), 0.025);
   EXPECT_DOUBLE_EQ(parse_fraction("0.025"), 0.025);
   EXPECT_DOUBLE_EQ(parse_fraction("6.25%"), 0.0625);
