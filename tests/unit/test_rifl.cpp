@@ -773,6 +773,33 @@ TEST(RiflLink, HopelessBerEndsWithDiagnosis) {
   EXPECT_NE(r.diagnosis().find("RIFL link"), std::string::npos);
 }
 
+// An absurd BER: every frame is hit, so the run must stop after
+// hopeless_hit_run() slots (not the slot watchdog's ~10^5) with the mechanism
+// named; the bound itself keeps a link that can progress (q >= q_min) safe.
+TEST(RiflLink, AbsurdBerDiagnosedAfterTheHitRunBound) {
+  for (double ber : {0.5, 0.05}) {
+    RiflConfig c = small(4, 10'000'000);
+    c.ber_ab = c.ber_ba = ber;
+    RiflLink r(c);
+    ASSERT_EQ(r.run(), RiflLink::Status::no_progress) << r.diagnosis();
+    const std::uint64_t ideal = (r.stats(0).segments + c.lanes - 1) / c.lanes;
+    const std::uint64_t m = r.hopeless_hit_run(100 * ideal + 10'000'000);
+    const double watchdog = 64.0 * (3.0 * r.derived().buffer + 2.0 * r.derived().delay_slots) + 1e5;
+    EXPECT_LT(m, watchdog / 20) << ber;
+    EXPECT_LE(r.slots(), m + 1) << ber;  // the first lane direction hit m times in a row
+    EXPECT_NE(r.diagnosis().find("frames were all corrupted"), std::string::npos) << r.diagnosis();
+    // The bound's premise: at q_min, m consecutive hits on any of 2N lane
+    // directions within the limit are below 1e-9.
+    const double S = 100.0 * ideal + 1e7, q_min = std::pow(1e-6 / S, 1.0 / 9.0);
+    EXPECT_LE(2.0 * c.lanes * S * std::pow(1 - q_min, static_cast<double>(m)), 1.01e-9);
+  }
+  // A high BER that progresses is not cut by it (the last sweep point, 1e-5).
+  RiflConfig c = small(4, 2'000'000);
+  c.ber_ab = c.ber_ba = 1e-5;
+  RiflLink r(c);
+  EXPECT_EQ(r.run(), RiflLink::Status::done) << r.diagnosis();
+}
+
 TEST(RiflErrors, GilbertElliottOnFramesReusesTheLinkChannel) {
   fabricsim::link::GeParams p;  // link-layer.md Table 3: a = 0.004, b = 0.08, e_G = 0.001, e_B = 0.6
   GilbertElliottFrames g(p, 256, 5, 0);

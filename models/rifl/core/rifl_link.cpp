@@ -181,6 +181,8 @@ struct RiflLink::Lane {
   std::vector<WireFrame> pipe[2];
   std::unique_ptr<ErrorSource> err[2];
   std::uint64_t hit_at[2] = {kNever, kNever};  // err[x]->next_hit_slot(), cached
+  // consecutive hit frames sent by end x (slots last_hit[x] - hit_run[x] + 1 .. last_hit[x])
+  std::uint64_t hit_run[2] = {0, 0}, last_hit[2] = {kNever, kNever};
   bool quiescent = false;
   std::uint64_t q_since = 0, next_dist = kNever;
   // Window [win_since, win_end): the lane repeats itself with period 1 or 2
@@ -548,6 +550,15 @@ void RiflLink::step_slot() {
         f.rx_check = v.check;
         ++st_[x].hit_frames;
         st_[x].bit_errors += flips_.size();
+        L.hit_run[x] = L.last_hit[x] + 1 == t ? L.hit_run[x] + 1 : 1;
+        L.last_hit[x] = t;
+        if (L.hit_run[x] >= hit_run_limit_ && status_ == Status::running && busy()) {
+          status_ = Status::no_progress;
+          why_ = "lane " + std::to_string(L.index) + (x ? " B->A" : " A->B") + ": the last " +
+                 std::to_string(L.hit_run[x]) +
+                 " frames were all corrupted; a recovery needs 8 consecutive intact retransmit requests and an "
+                 "intact replayed frame";
+        }
         L.e[x].steady = 0;  // a hit breaks the sender's steady run (the frame in flight is not clean)
       }
     }
@@ -1074,6 +1085,24 @@ std::uint64_t RiflLink::next_completion_in_run() const {
   return best;
 }
 
+std::uint64_t RiflLink::hopeless_hit_run(std::uint64_t limit_slots) const {
+  const double S = std::max<double>(static_cast<double>(limit_slots), 1e6);
+  const double lnp = std::log(1e-9 / (2.0 * cfg_.lanes * S));  // < 0
+  const double q_min = std::pow(1e-6 / S, 1.0 / 9.0);
+  double m = lnp / std::log1p(-q_min);
+  if (cfg_.channel == RiflConfig::Channel::gilbert_elliott && cfg_.ge.b > 0 && cfg_.ge.b < 1) {
+    // a chain step of the flit chain covers a codeword's worth of frames
+    const double frames_per_step =
+        cfg_.ge_step == RiflConfig::GeStep::flit
+            ? std::ceil(static_cast<double>(cfg_.fec_on ? d_.fec_codeword_bits : cfg_.fec_codeword_data_bits) /
+                        cfg_.frame_bits)
+            : 1.0;
+    m = std::max(m, frames_per_step * lnp / std::log1p(-cfg_.ge.b));
+  }
+  const double watchdog = 64.0 * (3.0 * d_.buffer + 2.0 * d_.delay_slots) + 100000.0;
+  return static_cast<std::uint64_t>(std::ceil(std::min(m, watchdog)));
+}
+
 RiflLink::Status RiflLink::run(const std::function<void(double)>& progress) {
   if (cfg_.external) throw std::logic_error("RiflLink::run: external traffic is driven by advance()");
   const std::uint32_t B = d_.buffer;
@@ -1081,6 +1110,7 @@ RiflLink::Status RiflLink::run(const std::function<void(double)>& progress) {
   std::uint64_t total_segs = dir_[0]->K + dir_[1]->K;
   const std::uint64_t ideal = (std::max(dir_[0]->K, dir_[1]->K) + cfg_.lanes - 1) / cfg_.lanes;
   const std::uint64_t deadline = cfg_.deadline_slots ? cfg_.deadline_slots : 100 * ideal + 10'000'000;
+  hit_run_limit_ = hopeless_hit_run(deadline);
   std::uint64_t next_report = 1ULL << 24, next_check = 1ULL << 20;
   while (status_ == Status::running) {
     if (all_done()) {
@@ -1154,7 +1184,10 @@ void RiflLink::settle() {
 
 RiflLink::Status RiflLink::advance(std::uint64_t until) {
   if (!cfg_.external) throw std::logic_error("RiflLink::advance: only with external traffic");
-  if (!stall_limit_) stall_limit_ = 64ULL * (3 * d_.buffer + 2 * d_.delay_slots) + 100000;
+  if (!stall_limit_) {
+    stall_limit_ = 64ULL * (3 * d_.buffer + 2 * d_.delay_slots) + 100000;
+    hit_run_limit_ = hopeless_hit_run(1ULL << 40);  // no deadline: a generous limit
+  }
   done_.clear();
   while (status_ == Status::running && now_ < until && done_.empty()) {
     iterate(until);
