@@ -920,9 +920,13 @@ void RiflLink::complete_packets(int dir, std::uint64_t t0, std::uint64_t n) {
   D.F = F;
 }
 
+// Only the directions with a delivery in this slot: the others' frontier
+// and occupancies did not move since they were last checked (a skip stops
+// before any slot whose deliveries would change a check).
 void RiflLink::check_flow_control() {
   const std::uint32_t N = cfg_.lanes;
   for (int dir = 0; dir < 2; ++dir) {
+    if (!delivered_now_[dir]) continue;
     const std::uint64_t F = dir_[dir]->F;
     // lane l's segments below the frontier F = qN + r: q, plus one if l < r
     const std::uint64_t q = F / N, rem = F % N;
@@ -951,14 +955,31 @@ void RiflLink::check_flow_control() {
 // One iteration of the main loop: a clean run skipped arithmetically up to
 // at most `stop` (returns true), or one slot stepped (returns false).
 bool RiflLink::iterate(std::uint64_t stop) {
-  bool all_q = true;
+  // Every lane is in a clean run (until next_dist) or inside a window (until
+  // win_end, applied lazily): nothing to step before the earliest of them.
   std::uint64_t nd = kNever;
+  bool windowed = false;
   for (auto& L : lanes_) {
-    all_q = all_q && L->quiescent;
-    nd = std::min(nd, L->next_dist);
+    if (L->quiescent) {
+      nd = std::min(nd, L->next_dist);
+    } else if (L->win_end && now_ < L->win_end) {
+      nd = std::min(nd, L->win_end);
+      windowed = true;
+    } else {
+      nd = now_;
+      break;
+    }
   }
-  if (all_q && nd > now_ + 1) {
+  if (nd > now_ + 1) {
     std::uint64_t target = std::min(nd, stop);
+    // A lane inside a window delivers nothing: if no lane streams, stop where
+    // the stepped path's watchdog would look (the slot that ends the stall
+    // limit is stepped, so the diagnosis comes at the same slot).
+    if (windowed && stall_limit_) {
+      bool streams = false;
+      for (const auto& L : lanes_) streams = streams || (L->quiescent && (L->e[0].steady_valid || L->e[1].steady_valid));
+      if (!streams) target = std::min(target, std::max(last_progress_slot_ + stall_limit_, now_ + 1));
+    }
     // External traffic: stop at the end of the slot of the next completion,
     // so the caller sees every delivery at its own time.
     if (cfg_.external) target = std::min(target, next_completion_in_run());
@@ -966,15 +987,17 @@ bool RiflLink::iterate(std::uint64_t stop) {
     // across a threshold (that slot is stepped and checks as usual).
     if (target > now_ + 1) target = std::min(target, now_ + fc_event_in_run(target - now_) - 1);
     if (target > now_ + 1) {
-      // Skip the clean run [now_, target): every lane streams.
+      // Skip [now_, target): every lane in a clean run streams (or sends
+      // idle data), a lane inside a window is left to settle_window().
       const std::uint64_t n = target - now_;
-      skipped_ += n * lanes_.size();
       for (int d = 0; d < 2; ++d) {
         jb_[d].resize(lanes_.size());
         for (std::size_t l = 0; l < lanes_.size(); ++l) jb_[d][l] = lanes_[l]->e[1 - d].delivered;
       }
       for (auto& L : lanes_) {
         L->pos = static_cast<std::uint32_t>((L->pos + n) % L->D);
+        if (!L->quiescent) continue;
+        skipped_ += n;
         for (int x = 0; x < 2; ++x) {
           auto& s = L->e[x];
           auto& r = L->e[1 - x];
@@ -1010,6 +1033,13 @@ bool RiflLink::iterate(std::uint64_t stop) {
   return false;
 }
 
+// Lane l's sender of direction dir delivers one segment per slot of a skip:
+// in a clean run and streaming valid data (a lane inside a window delivers
+// nothing).
+bool RiflLink::streaming(std::uint32_t l, int dir) const {
+  return lanes_[l]->quiescent && lanes_[l]->e[dir].steady_valid;
+}
+
 // Would check_flow_control() change anything (a threshold crossed, an
 // overflow) after k slots of the clean run from now_? Lane l of direction d
 // then has delivered r.delivered + k segments if its sender streams valid
@@ -1020,12 +1050,12 @@ bool RiflLink::fc_change_after(std::uint64_t k) const {
   for (int dir = 0; dir < 2; ++dir) {
     std::uint64_t F = dir_[dir]->F;
     bool streams = false;
-    for (std::uint32_t l = 0; l < N; ++l) streams = streams || lanes_[l]->e[dir].steady_valid;
+    for (std::uint32_t l = 0; l < N; ++l) streams = streams || streaming(l, dir);
     if (streams) {
       F = kNever;
       for (std::uint32_t l = 0; l < N; ++l) {
         const auto& s = lanes_[l]->e[dir];
-        const std::uint64_t j = lanes_[l]->e[1 - dir].delivered + (s.steady_valid ? k : 0);
+        const std::uint64_t j = lanes_[l]->e[1 - dir].delivered + (streaming(l, dir) ? k : 0);
         if (j < s.total_segs) F = std::min(F, j * N + l);
       }
       if (F == kNever) F = dir_[dir]->K;
@@ -1033,7 +1063,7 @@ bool RiflLink::fc_change_after(std::uint64_t k) const {
     const std::uint64_t q = F / N, rem = F % N;
     for (std::uint32_t l = 0; l < N; ++l) {
       const auto& r = lanes_[l]->e[1 - dir];
-      const std::uint64_t j = r.delivered + (lanes_[l]->e[dir].steady_valid ? k : 0);
+      const std::uint64_t j = r.delivered + (streaming(l, dir) ? k : 0);
       const std::uint64_t below = q + (l < rem ? 1 : 0);  // as in check_flow_control()
       const std::uint64_t occ = j > below ? j - below : 0;
       if (occ > d_.fc_buffer || (!r.fc_asserted && occ >= d_.fc_on) || (r.fc_asserted && occ <= d_.fc_off))
@@ -1053,7 +1083,7 @@ bool RiflLink::fc_change_after(std::uint64_t k) const {
 // Without a streaming lane nothing is delivered and nothing is checked.
 std::uint64_t RiflLink::fc_event_in_run(std::uint64_t n) const {
   bool streams = false;
-  for (const auto& L : lanes_) streams = streams || L->e[0].steady_valid || L->e[1].steady_valid;
+  for (std::uint32_t l = 0; l < cfg_.lanes; ++l) streams = streams || streaming(l, 0) || streaming(l, 1);
   if (!streams) return n + 1;
   if (fc_change_after(1)) return 1;
   if (n <= 1 || !fc_change_after(n)) return n + 1;
@@ -1111,6 +1141,7 @@ RiflLink::Status RiflLink::run(const std::function<void(double)>& progress) {
   const std::uint64_t ideal = (std::max(dir_[0]->K, dir_[1]->K) + cfg_.lanes - 1) / cfg_.lanes;
   const std::uint64_t deadline = cfg_.deadline_slots ? cfg_.deadline_slots : 100 * ideal + 10'000'000;
   hit_run_limit_ = hopeless_hit_run(deadline);
+  stall_limit_ = stall_limit;
   std::uint64_t next_report = 1ULL << 24, next_check = 1ULL << 20;
   while (status_ == Status::running) {
     if (all_done()) {

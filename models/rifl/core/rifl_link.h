@@ -301,6 +301,7 @@ class RiflLink {
   void step_slot();
   bool iterate(std::uint64_t stop);
   std::uint64_t next_completion_in_run() const;
+  bool streaming(std::uint32_t l, int dir) const;
   bool fc_change_after(std::uint64_t k) const;
   std::uint64_t fc_event_in_run(std::uint64_t n) const;
   void open_window(Lane& L, std::uint64_t t1);
