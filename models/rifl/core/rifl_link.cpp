@@ -914,6 +914,7 @@ void RiflLink::complete_packets(int dir, std::uint64_t t0, std::uint64_t n) {
     while (!runs.empty() && runs.front().j0 + runs.front().len <= j) runs.pop_front();
     const std::uint64_t in = runs.empty() ? done : runs.front().slot0 + (j - runs.front().j0);
     lat_.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(done + 1 - in, 0xFFFFFFFFULL)));
+    if (record_done_) lat_done_.push_back(done);
     if (cfg_.external) done_.push_back({dir, done});
     ++D.next_pkt;
   }
@@ -1018,7 +1019,31 @@ bool RiflLink::iterate(std::uint64_t stop) {
           }
         }
       }
-      for (int d = 0; d < 2; ++d) complete_packets(d, now_, n);
+      if (!windowed) {
+        for (int d = 0; d < 2; ++d) complete_packets(d, now_, n);
+      } else {
+        // The stepped path completes slot by slot, A->B before B->A in a
+        // slot: keep that order of the latencies (their mean is summed in
+        // it), merging the two directions' completions by slot.
+        const std::size_t i0 = lat_.size();
+        lat_done_.clear();
+        record_done_ = true;
+        complete_packets(0, now_, n);
+        const std::size_t i1 = lat_.size();
+        complete_packets(1, now_, n);
+        record_done_ = false;
+        if (i1 > i0 && lat_.size() > i1) {
+          std::vector<std::uint32_t> m;
+          m.reserve(lat_.size() - i0);
+          std::size_t a = i0, b = i1;
+          while (a < i1 || b < lat_.size())
+            if (b == lat_.size() || (a < i1 && lat_done_[a - i0] <= lat_done_[b - i0]))
+              m.push_back(lat_[a++]);
+            else
+              m.push_back(lat_[b++]);
+          std::copy(m.begin(), m.end(), lat_.begin() + static_cast<std::ptrdiff_t>(i0));
+        }
+      }
       now_ = target;
       return true;
     }

@@ -318,6 +318,8 @@ class RiflLink {
   std::unique_ptr<Direction> dir_[2];
   DirectionStats st_[2];
   std::vector<std::uint32_t> lat_;
+  bool record_done_ = false;
+  std::vector<std::uint64_t> lat_done_;  // completion slot of each latency pushed while record_done_
   std::uint64_t now_ = 0;
   std::uint64_t skipped_ = 0;
   std::uint64_t last_progress_slot_ = 0;
