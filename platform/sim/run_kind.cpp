@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "models/rifl/core/rifl_link.h"
@@ -96,6 +97,37 @@ FabricCheck check_ualink_fabric(std::shared_ptr<config::Document> doc) {
 
 void parse_link_pair(std::shared_ptr<config::Document> d) { config::parse_link_experiment(config::root_section(d)); }
 void parse_rifl_link(std::shared_ptr<config::Document> d) { config::parse_rifl_experiment(config::root_section(d)); }
+
+// Estimated CPU seconds of a rifl-link run (sweep ordering only; no result
+// depends on it). Clean frames are skipped arithmetically, so the cost is
+// the packets' statistics plus the lane slots stepped around hits:
+//   packets x 6e-8 s + N x slots per lane x min(1, 76 p) x 6e-8 s,
+// p = frame hits per lane slot (both directions: 1 - (1 - ber)^F each, or
+// the Gilbert-Elliott chain's stationary corruption probability), slots per
+// lane = segments / N x (1 + 7 B N p) (the recoveries' slowdown). The
+// constants are this implementation's, measured at BER 1e-5 on the shipped
+// link (docs/performance.md: ~76 stepped lane slots per hit, 37x the
+// error-free slots, ~290 CPU-s for its 4.8e9 stepped lane slots).
+double cost_rifl_link(std::shared_ptr<config::Document> d) {
+  const auto cfg = config::parse_rifl_experiment(config::root_section(d));
+  const auto& c = cfg.link;
+  const rifl::RiflDerived dv = rifl::derive(c);
+  auto frame_p = [&](double ber) { return -std::expm1(c.frame_bits * std::log1p(-std::min(ber, 0.5))); };
+  double p = 0;
+  if (c.channel == rifl::RiflConfig::Channel::independent) {
+    p = frame_p(c.ber_ab) + (c.errors_ba ? frame_p(c.ber_ba) : 0.0);
+  } else {
+    const double bad = c.ge.stationary_bad();
+    p = (c.errors_ba ? 2.0 : 1.0) * (bad * c.ge.e_bad + (1 - bad) * c.ge.e_good);
+  }
+  const double dirs = c.load_ba ? 2.0 : 1.0;
+  const double bytes = static_cast<double>(c.bytes_per_direction) * dirs;
+  const double packets = bytes / (0.5 * (static_cast<double>(c.payload_min) + c.payload_max));
+  const double N = c.lanes;
+  const double lane_slots =
+      static_cast<double>(c.bytes_per_direction) / dv.payload_bytes / N * (1.0 + 7.0 * dv.buffer * N * p);
+  return packets * 6e-8 + N * lane_slots * std::min(1.0, 76.0 * p) * 6e-8;
+}
 void parse_pcie_host(std::shared_ptr<config::Document> d) { fabric::parse_host(config::root_section(d)); }
 void parse_ualink_fabric(std::shared_ptr<config::Document> d) { fabric::parse_fabric(config::root_section(d)); }
 
@@ -230,7 +262,8 @@ const RunKind& rifl_link() {
                          false,
                          false,
                          &check_rifl_link,
-                         &parse_rifl_link};
+                         &parse_rifl_link,
+                         &cost_rifl_link};
   return k;
 }
 

@@ -47,6 +47,11 @@ struct RunKind {
   /// Parse the document as the run's loader does, nothing more (a sweep
   /// validates every variant with it). Throws config::ConfigError.
   void (*parse)(std::shared_ptr<config::Document>) = nullptr;
+  /// Estimated CPU seconds of a run of the document (a rough figure, only
+  /// for ordering a sweep's points: the most expensive start first, so that
+  /// parallel jobs do not end with one long point running alone); nullptr:
+  /// no estimate (the sweep keeps the study's order). Throws as parse().
+  double (*cost)(std::shared_ptr<config::Document>) = nullptr;
 
   bool has_policy() const { return !policy_key.empty(); }
 };

@@ -853,6 +853,43 @@ int collect_finished(const Study& st, const std::vector<Point>& points, const Re
   return collect_tables(st, points, out);
 }
 
+// Parallel runs start the most expensive points first (by the run kinds'
+// cost estimates; equal estimates keep the study's order), so that the jobs
+// do not end with one long point running alone. Only if every point to run
+// has an estimate; otherwise, and with one job, the study's order. Results
+// do not depend on the order (each point is its own process and directory;
+// the tables are written in the study's order).
+struct RunOrder {
+  std::vector<std::size_t> todo;
+  bool reordered = false;
+  double first_s = 0, total_s = 0;  ///< estimates: the first point's, all points'
+};
+RunOrder costliest_first(const Study& st, const std::vector<Point>& points, const std::vector<std::size_t>& todo) {
+  RunOrder o{todo};
+  std::map<std::pair<std::size_t, std::string>, double> by_cell;  // (variant, policy) -> estimate
+  std::vector<double> cost(points.size(), 0.0);
+  for (std::size_t i : todo) {
+    const Point& pt = points[i];
+    const auto key = std::make_pair(pt.cell, pt.policy);
+    auto it = by_cell.find(key);
+    if (it == by_cell.end()) {
+      const StudyVariant& v = st.variants[pt.cell];
+      const RunKind& vk = variant_kind(st, v);
+      if (!vk.cost) return o;
+      std::vector<std::string> a = st.common;
+      a.insert(a.end(), v.assignments.begin(), v.assignments.end());
+      if (vk.has_policy()) a.push_back(vk.policy_key + "=" + pt.policy);
+      it = by_cell.emplace(key, vk.cost(config::load_with_overrides(variant_fabric(st, v), a))).first;
+    }
+    cost[i] = it->second;
+    o.total_s += cost[i];
+  }
+  std::stable_sort(o.todo.begin(), o.todo.end(), [&](std::size_t x, std::size_t y) { return cost[x] > cost[y]; });
+  o.reordered = o.todo != todo;
+  if (!o.todo.empty()) o.first_s = cost[o.todo.front()];
+  return o;
+}
+
 // Run the points to do: over the MPI ranks (size > 1) or in local processes.
 void run_points(const std::vector<Point>& points, const std::vector<std::size_t>& todo, const SweepOptions& opt,
                 const Progress& pr, Outcome& oc, [[maybe_unused]] int size, [[maybe_unused]] const std::string& label) {
@@ -936,12 +973,17 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
                                 : fmt::format("sweep {}", st.name);
   const ResumePlan plan = resume_plan(points, scope, opt.fresh);
   if (opt.collect) return collect_finished(st, points, plan, label, out);
-  const auto& todo = plan.todo;
+  const RunOrder order = opt.jobs > 1 || size > 1 ? costliest_first(st, points, plan.todo) : RunOrder{plan.todo};
+  const auto& todo = order.todo;
   const std::string& why = plan.why;
   std::cout << fmt::format("{}: {} points{}, {} reused, {} to run{}{}\n", label, scope.size(),
                            opt.shard_count ? fmt::format(" of {}", points.size()) : "", scope.size() - todo.size(),
                            todo.size(), why.empty() ? "" : " (" + why + ")",
                            size > 1 ? fmt::format(", over {} MPI ranks", size - 1) : "");
+  if (order.reordered)
+    std::cout << fmt::format("{}: costliest points first (estimated {:.0f} CPU-s in all; first {}, {:.0f} s)\n",
+                             label, order.total_s, points[todo.front()].dir,
+                             order.first_s);
   std::cout.flush();
 
   const bool tty = opt.progress && isatty(2);

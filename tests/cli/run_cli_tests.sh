@@ -1264,9 +1264,34 @@ t_rifl_determinism_and_trace() {
   grep -q '"retransmission: ' "$RES/r1/trace.json" || note "no retransmission span in trace.json"
   grep -q '"bandwidth_ratio"' "$RES/r1/result.json" || note "no bandwidth_ratio in result.json"
 }
+t_rifl_sweep_costliest_first() {
+  cat >"$FX/rorder.yaml" <<EOF
+study:
+  name: rorder
+  fabric: $RIFL
+  seeds: {first: 1, count: 1}
+  columns: [ber, bandwidth_ratio, retransmitted_frames]
+  metrics: [bandwidth_ratio, retransmitted_frames]
+  set: {traffic.bytes: 1MB}
+  grid:
+    rifl.channel.ber: [1e-9, 1e-5, 1e-6]
+EOF
+  fs sweep "$FX/rorder.yaml" --jobs 2 --out "$RES/rord2"
+  [[ $rc -eq 0 ]] || { note "sweep --jobs 2: exit $rc"; show_output; return; }
+  grep -qF "costliest points first" "$OUT" || { note "no costliest-first line with --jobs 2"; show_output; }
+  grep -qF "first $RES/rord2/points/c001-rifl.channel.ber=1e-5/s1," "$OUT" ||
+    { note "the BER 1e-5 point does not start first"; show_output; }
+  fs sweep "$FX/rorder.yaml" --jobs 1 --out "$RES/rord1"
+  [[ $rc -eq 0 ]] || { note "sweep --jobs 1: exit $rc"; show_output; return; }
+  grep -qF "costliest points first" "$OUT" && note "--jobs 1 reorders the points"
+  cmp -s "$RES/rord1/results.csv" "$RES/rord2/results.csv" || note "results.csv depends on the start order"
+  [[ $(cut -d, -f1 "$RES/rord2/results.csv" | tr '\n' ' ') == "ber 1e-09 1e-05 1e-06 " ]] ||
+    note "results.csv rows not in the study's order: $(cut -d, -f1 "$RES/rord2/results.csv" | tr '\n' ' ')"
+}
 check "rifl link: unsupported frame, 0 lanes, BER, ON/OFF, buffers, --policy: exit 2, file:line, key" t_rifl_bad_input
 check "rifl link: a BER at which the link cannot progress ends with a diagnosis (exit 3)" t_rifl_hopeless_ber_diagnosis
 check "rifl link runs are byte-identical when repeated; --trace shows retransmissions" t_rifl_determinism_and_trace
+check "rifl sweep with --jobs 2 starts the costliest point first; results.csv keeps the study's order" t_rifl_sweep_costliest_first
 # ------------------------------------------------------ users' schedules ---
 # tests/cli/fixtures/schedule-ring2.yaml runs schedules/allreduce-2.xml; the
 # bad schedules beside it differ from it in the line their comment names.

@@ -766,6 +766,33 @@ TEST(RiflLink, SkipAheadMatchesTheSteppedReferenceAcrossBersAndSeeds) {
   EXPECT_GT(r.skipped_lane_slots(), r.slots() * h.lanes / 4);
 }
 
+// A slot in which no lane needs stepping (each in a clean run or inside a
+// window) is skipped with the rest: the lanes in clean runs advance and
+// deliver arithmetically, the windowed ones are settled later, and the skip
+// stops at the first window end or disturbance. Exact against the stepped
+// reference where that happens most (high BER, 4 and 8 lanes, skew, one
+// direction loaded, flow-control pauses).
+TEST(RiflLink, SkipAheadIsExactWhileOtherLanesAreInsideWindows) {
+  for (double ber : {3e-6, 1e-5})
+    for (std::uint64_t seed : {3u, 11u}) {
+      RiflConfig c;
+      c.bytes_per_direction = ber >= 1e-5 ? 200'000 : 600'000;
+      c.ber_ab = c.ber_ba = ber;
+      c.seed = seed;
+      expect_same_run(c, "4 lanes, ber " + std::to_string(ber) + " seed " + std::to_string(seed));
+    }
+  RiflConfig c;
+  c.lanes = 8;
+  c.bytes_per_direction = 300'000;
+  c.ber_ab = 1e-5;
+  c.ber_ba = 2e-6;
+  c.lane_skew_ns = {0, 3, 9, 0, 14, 2, 0, 6};
+  c.seed = 5;
+  expect_same_run(c, "8 lanes, skew, unequal BERs");
+  c.load_ba = false;
+  expect_same_run(c, "8 lanes, A->B loaded only");
+}
+
 // Lanes paused by flow control (a lane ahead of the reorder frontier sends
 // idle data) advance arithmetically like streaming ones, and a skipped run
 // stops before the slot whose deliveries cross a threshold: exact against
@@ -810,6 +837,33 @@ TEST(RiflLink, HopelessBerEndsWithDiagnosis) {
   const auto s = r.run();
   EXPECT_TRUE(s == RiflLink::Status::no_progress || s == RiflLink::Status::deadline) << r.diagnosis();
   EXPECT_NE(r.diagnosis().find("RIFL link"), std::string::npos);
+}
+
+// An absurd BER: every frame is hit, so the run must stop after
+// hopeless_hit_run() slots (not the slot watchdog's ~10^5) with the mechanism
+// named; the bound itself keeps a link that can progress (q >= q_min) safe.
+TEST(RiflLink, AbsurdBerDiagnosedAfterTheHitRunBound) {
+  for (double ber : {0.5, 0.05}) {
+    RiflConfig c = small(4, 10'000'000);
+    c.ber_ab = c.ber_ba = ber;
+    RiflLink r(c);
+    ASSERT_EQ(r.run(), RiflLink::Status::no_progress) << r.diagnosis();
+    const std::uint64_t ideal = (r.stats(0).segments + c.lanes - 1) / c.lanes;
+    const std::uint64_t m = r.hopeless_hit_run(100 * ideal + 10'000'000);
+    const double watchdog = 64.0 * (3.0 * r.derived().buffer + 2.0 * r.derived().delay_slots) + 1e5;
+    EXPECT_LT(m, watchdog / 20) << ber;
+    EXPECT_LE(r.slots(), m + 1) << ber;  // the first lane direction hit m times in a row
+    EXPECT_NE(r.diagnosis().find("frames were all corrupted"), std::string::npos) << r.diagnosis();
+    // The bound's premise: at q_min, m consecutive hits on any of 2N lane
+    // directions within the limit are below 1e-9.
+    const double S = 100.0 * ideal + 1e7, q_min = std::pow(1e-6 / S, 1.0 / 9.0);
+    EXPECT_LE(2.0 * c.lanes * S * std::pow(1 - q_min, static_cast<double>(m)), 1.01e-9);
+  }
+  // A high BER that progresses is not cut by it (the last sweep point, 1e-5).
+  RiflConfig c = small(4, 2'000'000);
+  c.ber_ab = c.ber_ba = 1e-5;
+  RiflLink r(c);
+  EXPECT_EQ(r.run(), RiflLink::Status::done) << r.diagnosis();
 }
 
 TEST(RiflErrors, GilbertElliottOnFramesReusesTheLinkChannel) {

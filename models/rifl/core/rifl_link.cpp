@@ -205,6 +205,8 @@ struct RiflLink::Lane {
   std::vector<WireFrame> pipe[2];
   std::unique_ptr<ErrorSource> err[2];
   std::uint64_t hit_at[2] = {kNever, kNever};  // err[x]->next_hit_slot(), cached
+  // consecutive hit frames sent by end x (slots last_hit[x] - hit_run[x] + 1 .. last_hit[x])
+  std::uint64_t hit_run[2] = {0, 0}, last_hit[2] = {kNever, kNever};
   bool quiescent = false;
   std::uint64_t q_since = 0, next_dist = kNever;
   // Window [win_since, win_end): the lane repeats itself with period 1 or 2
@@ -572,6 +574,15 @@ void RiflLink::step_slot() {
         f.rx_check = v.check;
         ++st_[x].hit_frames;
         st_[x].bit_errors += flips_.size();
+        L.hit_run[x] = L.last_hit[x] + 1 == t ? L.hit_run[x] + 1 : 1;
+        L.last_hit[x] = t;
+        if (L.hit_run[x] >= hit_run_limit_ && status_ == Status::running && busy()) {
+          status_ = Status::no_progress;
+          why_ = "lane " + std::to_string(L.index) + (x ? " B->A" : " A->B") + ": the last " +
+                 std::to_string(L.hit_run[x]) +
+                 " frames were all corrupted; a recovery needs 8 consecutive intact retransmit requests and an "
+                 "intact replayed frame";
+        }
         L.e[x].steady = 0;  // a hit breaks the sender's steady run (the frame in flight is not clean)
       }
     }
@@ -927,15 +938,20 @@ void RiflLink::complete_packets(int dir, std::uint64_t t0, std::uint64_t n) {
     while (!runs.empty() && runs.front().j0 + runs.front().len <= j) runs.pop_front();
     const std::uint64_t in = runs.empty() ? done : runs.front().slot0 + (j - runs.front().j0);
     lat_.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(done + 1 - in, 0xFFFFFFFFULL)));
+    if (record_done_) lat_done_.push_back(done);
     if (cfg_.external) done_.push_back({dir, done});
     ++D.next_pkt;
   }
   D.F = F;
 }
 
+// Only the directions with a delivery in this slot: the others' frontier
+// and occupancies did not move since they were last checked (a skip stops
+// before any slot whose deliveries would change a check).
 void RiflLink::check_flow_control() {
   const std::uint32_t N = cfg_.lanes;
   for (int dir = 0; dir < 2; ++dir) {
+    if (!delivered_now_[dir]) continue;
     const std::uint64_t F = dir_[dir]->F;
     // lane l's segments below the frontier F = qN + r: q, plus one if l < r
     const std::uint64_t q = F / N, rem = F % N;
@@ -964,14 +980,31 @@ void RiflLink::check_flow_control() {
 // One iteration of the main loop: a clean run skipped arithmetically up to
 // at most `stop` (returns true), or one slot stepped (returns false).
 bool RiflLink::iterate(std::uint64_t stop) {
-  bool all_q = true;
+  // Every lane is in a clean run (until next_dist) or inside a window (until
+  // win_end, applied lazily): nothing to step before the earliest of them.
   std::uint64_t nd = kNever;
+  bool windowed = false;
   for (auto& L : lanes_) {
-    all_q = all_q && L->quiescent;
-    nd = std::min(nd, L->next_dist);
+    if (L->quiescent) {
+      nd = std::min(nd, L->next_dist);
+    } else if (L->win_end && now_ < L->win_end) {
+      nd = std::min(nd, L->win_end);
+      windowed = true;
+    } else {
+      nd = now_;
+      break;
+    }
   }
-  if (all_q && nd > now_ + 1) {
+  if (nd > now_ + 1) {
     std::uint64_t target = std::min(nd, stop);
+    // A lane inside a window delivers nothing: if no lane streams, stop where
+    // the stepped path's watchdog would look (the slot that ends the stall
+    // limit is stepped, so the diagnosis comes at the same slot).
+    if (windowed && stall_limit_) {
+      bool streams = false;
+      for (const auto& L : lanes_) streams = streams || (L->quiescent && (L->e[0].steady_valid || L->e[1].steady_valid));
+      if (!streams) target = std::min(target, std::max(last_progress_slot_ + stall_limit_, now_ + 1));
+    }
     // External traffic: stop at the end of the slot of the next completion,
     // so the caller sees every delivery at its own time.
     if (cfg_.external) target = std::min(target, next_completion_in_run());
@@ -979,15 +1012,17 @@ bool RiflLink::iterate(std::uint64_t stop) {
     // across a threshold (that slot is stepped and checks as usual).
     if (target > now_ + 1) target = std::min(target, now_ + fc_event_in_run(target - now_) - 1);
     if (target > now_ + 1) {
-      // Skip the clean run [now_, target): every lane streams.
+      // Skip [now_, target): every lane in a clean run streams (or sends
+      // idle data), a lane inside a window is left to settle_window().
       const std::uint64_t n = target - now_;
-      skipped_ += n * lanes_.size();
       for (int d = 0; d < 2; ++d) {
         jb_[d].resize(lanes_.size());
         for (std::size_t l = 0; l < lanes_.size(); ++l) jb_[d][l] = lanes_[l]->e[1 - d].delivered;
       }
       for (auto& L : lanes_) {
         L->pos = static_cast<std::uint32_t>((L->pos + n) % L->D);
+        if (!L->quiescent) continue;
+        skipped_ += n;
         for (int x = 0; x < 2; ++x) {
           auto& s = L->e[x];
           auto& r = L->e[1 - x];
@@ -1008,7 +1043,31 @@ bool RiflLink::iterate(std::uint64_t stop) {
           }
         }
       }
-      for (int d = 0; d < 2; ++d) complete_packets(d, now_, n);
+      if (!windowed) {
+        for (int d = 0; d < 2; ++d) complete_packets(d, now_, n);
+      } else {
+        // The stepped path completes slot by slot, A->B before B->A in a
+        // slot: keep that order of the latencies (their mean is summed in
+        // it), merging the two directions' completions by slot.
+        const std::size_t i0 = lat_.size();
+        lat_done_.clear();
+        record_done_ = true;
+        complete_packets(0, now_, n);
+        const std::size_t i1 = lat_.size();
+        complete_packets(1, now_, n);
+        record_done_ = false;
+        if (i1 > i0 && lat_.size() > i1) {
+          std::vector<std::uint32_t> m;
+          m.reserve(lat_.size() - i0);
+          std::size_t a = i0, b = i1;
+          while (a < i1 || b < lat_.size())
+            if (b == lat_.size() || (a < i1 && lat_done_[a - i0] <= lat_done_[b - i0]))
+              m.push_back(lat_[a++]);
+            else
+              m.push_back(lat_[b++]);
+          std::copy(m.begin(), m.end(), lat_.begin() + static_cast<std::ptrdiff_t>(i0));
+        }
+      }
       now_ = target;
       return true;
     }
@@ -1023,6 +1082,13 @@ bool RiflLink::iterate(std::uint64_t stop) {
   return false;
 }
 
+// Lane l's sender of direction dir delivers one segment per slot of a skip:
+// in a clean run and streaming valid data (a lane inside a window delivers
+// nothing).
+bool RiflLink::streaming(std::uint32_t l, int dir) const {
+  return lanes_[l]->quiescent && lanes_[l]->e[dir].steady_valid;
+}
+
 // Would check_flow_control() change anything (a threshold crossed, an
 // overflow) after k slots of the clean run from now_? Lane l of direction d
 // then has delivered r.delivered + k segments if its sender streams valid
@@ -1033,12 +1099,12 @@ bool RiflLink::fc_change_after(std::uint64_t k) const {
   for (int dir = 0; dir < 2; ++dir) {
     std::uint64_t F = dir_[dir]->F;
     bool streams = false;
-    for (std::uint32_t l = 0; l < N; ++l) streams = streams || lanes_[l]->e[dir].steady_valid;
+    for (std::uint32_t l = 0; l < N; ++l) streams = streams || streaming(l, dir);
     if (streams) {
       F = kNever;
       for (std::uint32_t l = 0; l < N; ++l) {
         const auto& s = lanes_[l]->e[dir];
-        const std::uint64_t j = lanes_[l]->e[1 - dir].delivered + (s.steady_valid ? k : 0);
+        const std::uint64_t j = lanes_[l]->e[1 - dir].delivered + (streaming(l, dir) ? k : 0);
         if (j < s.total_segs) F = std::min(F, j * N + l);
       }
       if (F == kNever) F = dir_[dir]->K;
@@ -1046,7 +1112,7 @@ bool RiflLink::fc_change_after(std::uint64_t k) const {
     const std::uint64_t q = F / N, rem = F % N;
     for (std::uint32_t l = 0; l < N; ++l) {
       const auto& r = lanes_[l]->e[1 - dir];
-      const std::uint64_t j = r.delivered + (lanes_[l]->e[dir].steady_valid ? k : 0);
+      const std::uint64_t j = r.delivered + (streaming(l, dir) ? k : 0);
       const std::uint64_t below = q + (l < rem ? 1 : 0);  // as in check_flow_control()
       const std::uint64_t occ = j > below ? j - below : 0;
       if (occ > d_.fc_buffer || (!r.fc_asserted && occ >= d_.fc_on) || (r.fc_asserted && occ <= d_.fc_off))
@@ -1066,7 +1132,7 @@ bool RiflLink::fc_change_after(std::uint64_t k) const {
 // Without a streaming lane nothing is delivered and nothing is checked.
 std::uint64_t RiflLink::fc_event_in_run(std::uint64_t n) const {
   bool streams = false;
-  for (const auto& L : lanes_) streams = streams || L->e[0].steady_valid || L->e[1].steady_valid;
+  for (std::uint32_t l = 0; l < cfg_.lanes; ++l) streams = streams || streaming(l, 0) || streaming(l, 1);
   if (!streams) return n + 1;
   if (fc_change_after(1)) return 1;
   if (n <= 1 || !fc_change_after(n)) return n + 1;
@@ -1098,6 +1164,24 @@ std::uint64_t RiflLink::next_completion_in_run() const {
   return best;
 }
 
+std::uint64_t RiflLink::hopeless_hit_run(std::uint64_t limit_slots) const {
+  const double S = std::max<double>(static_cast<double>(limit_slots), 1e6);
+  const double lnp = std::log(1e-9 / (2.0 * cfg_.lanes * S));  // < 0
+  const double q_min = std::pow(1e-6 / S, 1.0 / 9.0);
+  double m = lnp / std::log1p(-q_min);
+  if (cfg_.channel == RiflConfig::Channel::gilbert_elliott && cfg_.ge.b > 0 && cfg_.ge.b < 1) {
+    // a chain step of the flit chain covers a codeword's worth of frames
+    const double frames_per_step =
+        cfg_.ge_step == RiflConfig::GeStep::flit
+            ? std::ceil(static_cast<double>(cfg_.fec_on ? d_.fec_codeword_bits : cfg_.fec_codeword_data_bits) /
+                        cfg_.frame_bits)
+            : 1.0;
+    m = std::max(m, frames_per_step * lnp / std::log1p(-cfg_.ge.b));
+  }
+  const double watchdog = 64.0 * (3.0 * d_.buffer + 2.0 * d_.delay_slots) + 100000.0;
+  return static_cast<std::uint64_t>(std::ceil(std::min(m, watchdog)));
+}
+
 RiflLink::Status RiflLink::run(const std::function<void(double)>& progress) {
   if (cfg_.external) throw std::logic_error("RiflLink::run: external traffic is driven by advance()");
   const std::uint32_t B = d_.buffer;
@@ -1105,6 +1189,8 @@ RiflLink::Status RiflLink::run(const std::function<void(double)>& progress) {
   std::uint64_t total_segs = dir_[0]->K + dir_[1]->K;
   const std::uint64_t ideal = (std::max(dir_[0]->K, dir_[1]->K) + cfg_.lanes - 1) / cfg_.lanes;
   const std::uint64_t deadline = cfg_.deadline_slots ? cfg_.deadline_slots : 100 * ideal + 10'000'000;
+  hit_run_limit_ = hopeless_hit_run(deadline);
+  stall_limit_ = stall_limit;
   std::uint64_t next_report = 1ULL << 24, next_check = 1ULL << 20;
   while (status_ == Status::running) {
     if (all_done()) {
@@ -1186,7 +1272,10 @@ void RiflLink::close_open_recoveries() {
 
 RiflLink::Status RiflLink::advance(std::uint64_t until) {
   if (!cfg_.external) throw std::logic_error("RiflLink::advance: only with external traffic");
-  if (!stall_limit_) stall_limit_ = 64ULL * (3 * d_.buffer + 2 * d_.delay_slots) + 100000;
+  if (!stall_limit_) {
+    stall_limit_ = 64ULL * (3 * d_.buffer + 2 * d_.delay_slots) + 100000;
+    hit_run_limit_ = hopeless_hit_run(1ULL << 40);  // no deadline: a generous limit
+  }
   done_.clear();
   while (status_ == Status::running && now_ < until && done_.empty()) {
     iterate(until);

@@ -202,8 +202,10 @@ class RiflLink {
 
   /// Run to completion (every packet of both loaded directions delivered) or
   /// until the watchdog: no delivery for 64 x (3B + 2H) + 10^5 slots
-  /// (no_progress), or the deadline. `progress` (optional) is called about
-  /// every 2^24 slots with the fraction of segments delivered.
+  /// (no_progress), a lane direction whose last hopeless_hit_run() frames
+  /// were all corrupted (no_progress), or the deadline. `progress`
+  /// (optional) is called about every 2^24 slots with the fraction of
+  /// segments delivered.
   Status run(const std::function<void(double)>& progress = {});
 
   const RiflConfig& config() const { return cfg_; }
@@ -221,6 +223,21 @@ class RiflLink {
   std::uint64_t skipped_lane_slots() const { return skipped_; }
   std::string diagnosis() const;
   Status status() const { return status_; }
+  /// M: a lane direction whose last M frames were all hit ends a busy run
+  /// with no_progress. Every recovery needs at least 9 intact frames (8
+  /// consecutive retransmit requests to raise the far end's flag, then the
+  /// replayed frame); at an intact-frame probability q the chance of one
+  /// within `limit_slots` is below limit_slots x q^9, so a link that can
+  /// progress at all (limit_slots x q^9 >= 1e-6) has q >= q_min =
+  /// (1e-6 / limit_slots)^(1/9), and M consecutive hits on any of its 2N
+  /// lane directions within the limit have probability 2N x limit_slots x
+  /// (1 - q_min)^M <= 1e-9: M = ln(1e-9 / (2N limit_slots)) / ln(1 - q_min).
+  /// Under the Gilbert-Elliott channel M also covers a BAD sojourn of that
+  /// probability, ln(1e-9 / (2N limit_slots)) / ln(1 - b) chain steps (of a
+  /// frame, or of a codeword's frames with chain_step flit). Never more than
+  /// the slot watchdog's 64 x (3B + 2H) + 10^5. (Shipped link, 10^9 slots:
+  /// M ~ 2,000; a fabric link, no deadline, limit 2^40 slots: M ~ 5,000.)
+  std::uint64_t hopeless_hit_run(std::uint64_t limit_slots) const;
   /// Observer of recovery episodes (set before run()).
   void set_recovery_observer(std::function<void(const RecoveryEvent&)> f) { on_recovery_ = std::move(f); }
   /// At the end of a run: report every recovery episode still open (a lane
@@ -296,6 +313,7 @@ class RiflLink {
   void step_slot();
   bool iterate(std::uint64_t stop);
   std::uint64_t next_completion_in_run() const;
+  bool streaming(std::uint32_t l, int dir) const;
   bool fc_change_after(std::uint64_t k) const;
   std::uint64_t fc_event_in_run(std::uint64_t n) const;
   void open_window(Lane& L, std::uint64_t t1);
@@ -312,6 +330,8 @@ class RiflLink {
   std::unique_ptr<Direction> dir_[2];
   DirectionStats st_[2];
   std::vector<std::uint32_t> lat_;
+  bool record_done_ = false;
+  std::vector<std::uint64_t> lat_done_;  // completion slot of each latency pushed while record_done_
   std::uint64_t now_ = 0;
   std::uint64_t skipped_ = 0;
   std::uint64_t last_progress_slot_ = 0;
@@ -327,6 +347,7 @@ class RiflLink {
   std::vector<std::uint64_t> jb_[2];  // per lane: segments delivered before a skipped run
   std::vector<PacketDone> done_;      // external mode: completions of the last advance()
   std::uint64_t stall_limit_ = 0;
+  std::uint64_t hit_run_limit_ = ~0ULL;  // hopeless_hit_run() of this run's limit
 
   friend struct LaneAccess;
 };
