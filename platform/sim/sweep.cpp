@@ -319,33 +319,25 @@ std::vector<StudyVariant> expand_grid(std::vector<StudyVariant> expanded, const 
 }
 
 // Validate the fabric under every variant and policy before anything runs.
-// An error in a grid value ("--set KEY: ...") names the study file's line of
-// that value (`grid_lines`).
+// A grid value is applied under the study file's line of that value
+// (`grid_lines`), so that an error in it names "STUDY:LINE: study.grid".
 void validate_points(const Study& st, const std::string& path, const std::map<std::string, int>& grid_lines) {
   for (const auto& v : st.variants) {
     const RunKind& vk = variant_kind(st, v);
     for (const auto& p : variant_policies(st, v)) {
-      std::vector<std::string> a = st.common;
-      a.insert(a.end(), v.assignments.begin(), v.assignments.end());
-      if (vk.has_policy()) a.push_back(vk.policy_key + "=" + p);
       try {
-        const auto fdoc = config::load_with_overrides(variant_fabric(st, v), a);
+        const auto fdoc = std::make_shared<config::Document>(config::load_document(variant_fabric(st, v)));
+        config::apply_overrides(*fdoc, st.common);
+        for (const auto& asg : v.assignments) {
+          const auto line = grid_lines.find(asg);
+          config::apply_overrides(*fdoc, {asg},
+                                  line == grid_lines.end() ? "" : fmt::format("{}:{}: study.grid", path, line->second));
+        }
+        if (vk.has_policy()) config::apply_overrides(*fdoc, {vk.policy_key + "=" + p});
         vk.parse(fdoc);
       } catch (const config::ConfigError& e) {
-        std::string m = e.what();
-        const std::string variant = v.name.empty() ? "" : " (variant '" + v.name + "')";
-        // "--set KEY: what" from a grid value: STUDY:LINE: key 'study.grid.KEY': what.
-        if (m.rfind("--set ", 0) == 0 && m.find(": ") != std::string::npos) {
-          const std::string key = m.substr(6, m.find(": ") - 6);
-          for (const auto& asg : v.assignments) {
-            if (asg.rfind(key + "=", 0) != 0) continue;
-            const auto it = grid_lines.find(asg);
-            if (it == grid_lines.end()) break;
-            throw config::ConfigError(fmt::format("{}:{}: key 'study.grid.{}': {}{}", path, it->second, key,
-                                                  m.substr(m.find(": ") + 2), variant));
-          }
-        }
-        throw config::ConfigError(m + variant + " [study " + path + "]");
+        throw config::ConfigError(std::string(e.what()) + (v.name.empty() ? "" : " (variant '" + v.name + "')") +
+                                  " [study " + path + "]");
       }
     }
   }

@@ -1197,7 +1197,7 @@ study:
                        0.7]
 EOF2
   fs sweep "$FX/grid-bad.yaml" --out "$RES/grid-bad"
-  expect_bad_input "$RES/grid-bad" "grid-bad.yaml:8: key 'study.grid.rifl.channel.ber': value 0.7 outside [0, 0.5]"
+  expect_bad_input "$RES/grid-bad" "grid-bad.yaml:8: study.grid: key 'rifl.channel.ber': value 0.7 outside [0, 0.5]"
 }
 check "a grid value out of range: exit 2 naming the study file's line of the value" t_grid_value_line
 check "a text column (algorithm; a RIFL run's ber, mtbf_years) as a study metric: exit 2 before any point runs" t_text_metric
