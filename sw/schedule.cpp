@@ -749,15 +749,12 @@ void check_run(const Schedule& S, int ranks, const Op* explicit_op, std::uint64_
 Schedule load_schedule(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw ScheduleError(path + ": cannot read the schedule file");
-  // Read in blocks up to a cap: a device such as /dev/zero is an error, not an endless read.
-  constexpr std::size_t kMaxScheduleFileBytes = 1u << 30;
-  std::string text;
-  char block[1 << 16];
-  while (f.read(block, sizeof block) || f.gcount() > 0) {
-    text.append(block, static_cast<std::size_t>(f.gcount()));
-    if (text.size() > kMaxScheduleFileBytes)
-      throw ScheduleError(path + ": more than 1 GiB: not a schedule file");
-  }
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return parse_schedule(ss.str(), path);
+}
+
+Schedule parse_schedule(const std::string& text, const std::string& path) {
   const auto dot = path.rfind('.');
   const std::string ext = dot == std::string::npos ? "" : lower(path.substr(dot));
   Schedule s;

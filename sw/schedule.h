@@ -115,6 +115,10 @@ Schedule parse_schedule_yaml(const std::string& text, const std::string& file);
 /// Throws ScheduleError (also for a file that cannot be read).
 Schedule load_schedule(const std::string& path);
 
+/// The schedule in `text`, read from `path` (its extension picks the form, as
+/// for load_schedule), parsed and validate()d. Throws ScheduleError.
+Schedule parse_schedule(const std::string& text, const std::string& path);
+
 /// Checks that need no fabric: ids dense and in order, peers in [0, ngpus)
 /// and not the GPU itself, one threadblock per (send peer, channel) and per
 /// (recv peer, channel), sending / receiving steps only on threadblocks with

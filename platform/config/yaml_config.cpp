@@ -107,6 +107,21 @@ std::vector<std::pair<std::string, std::string>>& read_registry() {
 }
 }  // namespace
 
+std::string read_input_file(const std::string& path, std::size_t max_bytes, const std::string& what) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw ConfigError(fmt::format("{}: cannot open file", path));
+  // Read in blocks up to the cap: a device such as /dev/zero (or a runaway
+  // pipe) is an error, not an endless read; pipes (<(...)) still work.
+  std::string text;
+  char block[1 << 16];
+  while (f.read(block, sizeof block) || f.gcount() > 0) {
+    text.append(block, static_cast<std::size_t>(f.gcount()));
+    if (text.size() > max_bytes)
+      throw ConfigError(fmt::format("{}: more than {} MiB: not a {}", path, max_bytes >> 20, what));
+  }
+  return text;
+}
+
 bool is_file(const std::string& path) noexcept {
   std::error_code ec;
   return std::filesystem::is_regular_file(path, ec) && !ec;
@@ -128,18 +143,7 @@ Document load_document(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw ConfigError(fmt::format("{}: is a directory, not a YAML file", path));
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw ConfigError(fmt::format("{}: cannot open file", path));
-  // Read in blocks up to a cap: a device such as /dev/zero (or a runaway
-  // pipe) is an error, not an endless read; pipes (<(...)) still work.
-  constexpr std::size_t kMaxYamlBytes = 256u << 20;
-  std::string text;
-  char block[1 << 16];
-  while (f.read(block, sizeof block) || f.gcount() > 0) {
-    text.append(block, static_cast<std::size_t>(f.gcount()));
-    if (text.size() > kMaxYamlBytes)
-      throw ConfigError(fmt::format("{}: more than {} MiB: not a configuration file", path, kMaxYamlBytes >> 20));
-  }
+  const std::string text = read_input_file(path, 256u << 20, "configuration file");
   record_file_read(path, text);
   Document d;
   d.file = path;

@@ -47,6 +47,11 @@ bool is_file(const std::string& path) noexcept;
 /// references, such as ladders).
 const std::vector<std::pair<std::string, std::string>>& files_read();
 
+/// The bytes of input file `path`, at most `max_bytes` (a multiple of 1 MiB):
+/// a device such as /dev/zero is an error, not an endless read. Throws
+/// ConfigError "PATH: cannot open file" or "PATH: more than N MiB: not a WHAT".
+std::string read_input_file(const std::string& path, std::size_t max_bytes, const std::string& what);
+
 /// Record a non-YAML input file (e.g. a collective schedule) in files_read(),
 /// with the bytes that were read, so that it enters the run's identity and a
 /// sweep's resume rule like the fabric file and its ladders.

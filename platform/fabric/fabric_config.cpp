@@ -154,13 +154,18 @@ std::shared_ptr<const sw::Schedule> load_workload_schedule(config::Section& w, s
   if (!w.has("schedule"))
     w.fail("algorithm", "algorithm: schedule needs workload.schedule: PATH (MSCCL .xml or .yaml)");
   path = resolve_schedule_path(w, w.string("schedule", ""));
-  {  // the schedule is an input of the run: its bytes join the run's identity (resume rule)
-    std::ifstream f(path, std::ios::binary);
-    if (f) config::record_file_read(path, std::string{std::istreambuf_iterator<char>(f), {}});
+  // Read once: the schedule is an input of the run, its bytes join the run's
+  // identity (resume rule), and they are what is parsed.
+  std::string text;
+  try {
+    text = config::read_input_file(path, 1u << 30, "schedule file");
+  } catch (const config::ConfigError& e) {
+    w.fail("schedule", e.what());
   }
+  config::record_file_read(path, text);
   sw::Schedule S;
   try {
-    S = sw::load_schedule(path);
+    S = sw::parse_schedule(text, path);
   } catch (const sw::ScheduleError& e) {
     w.fail("schedule", e.what());
   }
