@@ -496,8 +496,6 @@ void fabric_workload(config::Section& root, FabricRunConfig& c, int ranks) {
   algs.push_back("schedule");  // a user's schedule (workload.schedule)
   c.workload.collective.algorithm = w.choice("algorithm", "ring", algs);
   const bool schedule = c.workload.collective.algorithm == "schedule";
-  if (c.workload.collective.op == sw::Op::custom && !schedule)
-    w.fail("collective", "custom is the collective of a user's schedule (workload.algorithm: schedule)");
   c.workload.collective.bytes = w.bytes("size", 8ull << 20);
   c.workload.size_src = {where_of(w, "size"), w.path() + ".size"};
   // A TLM-2.0 data length is 32 bits: one DMA operation moves less than 4 GiB,
