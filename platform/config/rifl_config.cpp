@@ -88,6 +88,16 @@ void rifl_traffic(Section& root, rifl::RiflConfig& c) {
   if (c.payload_min < 1 || c.payload_max > (1u << 24) || c.payload_min > c.payload_max)
     t.fail("payload_min", "payload sizes must satisfy 1 B <= payload_min <= payload_max <= 16 MiB");
   c.load_ba = t.boolean("both_directions", true);
+  // The link keeps records per packet (its last segment at build, its
+  // latency when done, and the experiment's copy for the percentiles): ~28 B
+  // each, so the packet count, not the simulated time, bounds the run.
+  constexpr double kMaxPackets = 134217728.0;  // 2^27 per direction: ~7.5 GB of records for both
+  const double mean_payload = 0.5 * (static_cast<double>(c.payload_min) + c.payload_max);
+  const double packets = static_cast<double>(c.bytes_per_direction) / mean_payload;
+  if (packets > kMaxPackets)
+    t.fail("bytes", fmt::format("{} B per direction is about {:.3g} packets of {} B on average; the link keeps ~28 B of "
+                                "records per packet, so at most 2^27 packets per direction ({:.3g} B at this payload mix)",
+                                c.bytes_per_direction, packets, mean_payload, kMaxPackets * mean_payload));
   t.finish();
 }
 

@@ -1248,6 +1248,10 @@ t_rifl_bad_input() {
   expect_bad_input "$RES/rrb" "rrb.yaml:" "rifl.retransmit_buffer" "round trip"
   fs run "$RIFL" --policy preface --out "$RES/rpol"
   expect_bad_input "$RES/rpol" "--policy"
+  # more packets than the per-packet records allow: refused before any is drawn
+  write_rifl rbig.yaml 's/^  bytes: .*/  bytes: 1PB/'
+  fs run "$FX/rbig.yaml" --out "$RES/rbig"
+  expect_bad_input "$RES/rbig" "rbig.yaml:" "traffic.bytes" "at most 2^27 packets"
 }
 t_rifl_hopeless_ber_diagnosis() {
   fs run "$RIFL" --set rifl.channel.ber=0.05 --set traffic.bytes=10MB --quiet --out "$RES/rhop"
@@ -1288,7 +1292,7 @@ EOF
   [[ $(cut -d, -f1 "$RES/rord2/results.csv" | tr '\n' ' ') == "ber 1e-09 1e-05 1e-06 " ]] ||
     note "results.csv rows not in the study's order: $(cut -d, -f1 "$RES/rord2/results.csv" | tr '\n' ' ')"
 }
-check "rifl link: unsupported frame, 0 lanes, BER, ON/OFF, buffers, --policy: exit 2, file:line, key" t_rifl_bad_input
+check "rifl link: unsupported frame, 0 lanes, BER, ON/OFF, buffers, --policy, too many packets: exit 2, file:line, key" t_rifl_bad_input
 check "rifl link: a BER at which the link cannot progress ends with a diagnosis (exit 3)" t_rifl_hopeless_ber_diagnosis
 check "rifl link runs are byte-identical when repeated; --trace shows retransmissions" t_rifl_determinism_and_trace
 check "rifl sweep with --jobs 2 starts the costliest point first; results.csv keeps the study's order" t_rifl_sweep_costliest_first
