@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <thread>
 
 #include "platform/cli/bench.h"
@@ -637,8 +638,13 @@ int sc_main(int argc, char* argv[]) {
   } catch (const fabric::FabricError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
+  } catch (const std::bad_alloc&) {
+    exit_unfinished(
+        "out of memory: the model's state outgrew what this machine can allocate (try a smaller fabric, workload or "
+        "traffic size)");
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
+    remove_created_empty_dirs();
     return 1;
   }
   return 0;
