@@ -90,14 +90,21 @@ const std::vector<std::string>& variant_policies(const Study& st, const StudyVar
 
 // study.name (a plain folder name: the default output folder out/<name>),
 // study.fabric (relative to the study file) and the fabric's kind.
+// A name that is used as one folder name: not blank, no separator or control
+// character, not starting with '.' or a space, not ending in a space.
+bool plain_folder_name(const std::string& n) {
+  if (n.find_first_not_of(' ') == std::string::npos || n.front() == ' ' || n.back() == ' ' || n[0] == '.') return false;
+  return std::none_of(n.begin(), n.end(), [](char c) {
+    return c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+}
+
 void study_name_and_fabric(config::Section& s, const std::string& path, Study& st) {
   st.name = s.required_string("name");
   // The name is the default output folder out/<name>: one plain folder name.
-  if (st.name.find_first_not_of(' ') == std::string::npos || st.name.front() == ' ' || st.name.back() == ' ' ||
-      st.name.find_first_of("/\\") != std::string::npos || st.name == "." || st.name == ".." || st.name[0] == '.' ||
-      st.name.find_first_of("\n\r\t") != std::string::npos)
-    s.fail("name", fmt::format("'{}' must be a plain folder name (not empty, no '/', '\\', not starting with '.' "
-                               "or ending in a space): "
+  if (!plain_folder_name(st.name))
+    s.fail("name", fmt::format("'{}' must be a plain folder name (not empty, no '/', '\\' or control character, not "
+                               "starting with '.' or ending in a space): "
                                "the sweep writes out/<name>",
                                st.name));
   const std::string fabric = s.required_string("fabric");
@@ -235,6 +242,11 @@ std::vector<StudyVariant> declared_variants(config::Section& s, const std::strin
   for (auto& v : s.list("variants")) {
     StudyVariant sv;
     sv.name = v.required_string("name");
+    if (!plain_folder_name(sv.name))
+      v.fail("name", fmt::format("'{}' must be a plain folder name (not empty, no '/', '\\' or control character, "
+                                 "not starting with '.' or ending in a space): its points are written under "
+                                 "points/<name>",
+                                 sv.name));
     if (!names.insert(sv.name).second) v.fail("name", fmt::format("variant '{}' is listed twice", sv.name));
     v.string("description", "");
     const RunKind& vkind = variant_fabric_and_policies(v, path, kind, st, sv);

@@ -1782,8 +1782,24 @@ study:
 EOF2
   fs sweep "$FX/mix3.yaml" --out "$RES/mix3"
   expect_bad_input "$RES/mix3" "mix3.yaml:8:" "'p99_us' is not a result column of a rifl-link run"
+  # A variant's name is a folder name under points/: no separator or control character.
+  local k=4 vname
+  for vname in '"../up"' '"a/b"' '"two\nlines"' '".hidden"'; do
+    cat >"$FX/mix$k.yaml" <<EOF2
+study:
+  name: mix$k
+  fabric: $ROOT/topologies/link-protocols-ualink.yaml
+  seeds: {first: 1, count: 1}
+  variants:
+    - {name: ok}
+    - {name: $vname}
+EOF2
+    fs sweep "$FX/mix$k.yaml" --out "$RES/mix$k"
+    expect_bad_input "$RES/mix$k" "mix$k.yaml:7:" "study.variants[1].name" "plain folder name"
+    k=$((k + 1))
+  done
 }
-check "study variants of another run kind: columns required and checked, no policies on rifl-link: exit 2, file:line:key" t_protocols_bad_study
+check "study variants of another run kind: columns required and checked, no policies on rifl-link, folder-safe names: exit 2, file:line:key" t_protocols_bad_study
 t_per_variant_metrics() {
   # A link leg and a collective leg in one study: each variant's own metrics,
   # the other leg's cells empty, each cell summarised on its variant's metrics.
