@@ -799,12 +799,24 @@ void RiflLink::open_window(Lane& L, std::uint64_t t1) {
     const auto& far = L.e[y];
     const auto& pipe = L.pipe[y];
     const bool rolled = e.rx_error && e.counter + kRollback == e.threshold;
-    for (const auto& f : pipe) {
-      if (f.hit) return;
-      if (is_data(f.kind) && (!rolled || ((f.counter ^ e.counter) & 0xFFF) == 0)) return;
+    // The first frame in flight that is hit, or a data frame that a receiver
+    // not rolled back takes (or one that matches its counter), ends the
+    // window at its arrival (it is stepped).
+    for (std::uint32_t i = 0, p = L.pos; i < D && t1 + i < end; ++i, p = p + 1 == D ? 0 : p + 1) {
+      const auto& f = pipe[p];
+      if (f.hit || (is_data(f.kind) && (!rolled || ((f.counter ^ e.counter) & 0xFFF) == 0))) {
+        end = t1 + i;
+        break;
+      }
     }
+    if (end < t1 + 4) return;
     if (!rep[y]) continue;
-    if (L.D < 2 || B > 4096 || !rolled) return;
+    if (B > 4096 || !rolled) {
+      // the arrival of the far end's first replayed frame ends it
+      end = std::min<std::uint64_t>(end, t1 + (far.rc & 1u) + D);
+      if (end < t1 + 4) return;
+      continue;
+    }
     // The first frame of the far end's replay whose counter matches the
     // receiver's (mod 4096): its arrival ends the window.
     const std::uint64_t c = e.counter, oldest = far.tx_counter - B;
@@ -846,29 +858,44 @@ void RiflLink::open_window(Lane& L, std::uint64_t t1) {
       end = std::min<std::uint64_t>(end, t1 + 2 * (3 * B - e.rc) - 1);
       if (end < t1 + 4) return;
     }
+    // fl[n]: the flags after n window slots, n <= nwin; the transmitter is
+    // checked in slots 1 .. nwin - 1 (slot 0 above); its first change ends the window.
     std::uint16_t* fl = L.win_fl[x].data();
     fl[0] = pack(e.fl);
     const std::uint32_t rcy = L.e[y].rc, ky = frame_class(k[y]);
-    std::uint32_t T = 0, p = L.pos;
-    for (std::uint32_t i = 0; i + 2 < D + Lane::kTrajSlack; ++i) {
-      std::uint32_t cls;
-      if (i < D) {
+    const std::uint64_t cap = D + Lane::kTrajSlack - 1;
+    std::uint64_t nwin = std::min<std::uint64_t>(end - t1, cap);
+    std::uint64_t T = 0;
+    bool periodic = false;
+    std::uint32_t p = L.pos;
+    for (std::uint32_t j = 1;; ++j) {
+      std::uint32_t cls;  // the frame received in slot j - 1
+      if (j - 1 < D) {
         cls = frame_class(pipe[p].kind);
         p = p + 1 == D ? 0 : p + 1;
       } else {
-        cls = rep[y] && ((rcy + (i - D)) & 1u) == 0 ? 0 : ky;  // 0: a buffered data frame
+        cls = rep[y] && ((rcy + (j - 1 - D)) & 1u) == 0 ? 0 : ky;  // 0: a buffered data frame
       }
-      const std::uint16_t f = fl[i + 1] = ftab[fl[i] * 4u + cls];
-      const bool odd = ((i + 1) & 1u) != 0;
+      const std::uint16_t f = fl[j] = ftab[fl[j - 1] * 4u + cls];
+      if (j >= nwin) break;
+      const bool odd = (j & 1u) != 0;
       const TxState si = tog[x] && odd ? s1 : s0, want = tog[x] && !odd ? s1 : s0;
-      if (next_tx(si, ab, odd ? rc1 : e.rc, B, e.rx_up, e.rx_error, packed_rp(f), packed_rr(f)) != want) return;
-      if (i >= D + 1 && fl[i - 1] == f) {
-        T = i - 1;
+      if (next_tx(si, ab, odd ? rc1 : e.rc, B, e.rx_up, e.rx_error, packed_rp(f), packed_rr(f)) != want) {
+        nwin = j;
+        break;
+      }
+      if (j >= D + 2 && fl[j - 2] == f) {
+        T = j - 2;
+        periodic = true;
         break;
       }
     }
-    if (T == 0) return;
-    L.win_T[x] = T;
+    if (!periodic) {
+      if (nwin < 4) return;
+      end = std::min<std::uint64_t>(end, t1 + nwin);
+      T = nwin;  // settle_window reads fl[n], n <= nwin
+    }
+    L.win_T[x] = static_cast<std::uint32_t>(T);
   }
   if (end < t1 + 4) return;
   L.win_since = t1;
