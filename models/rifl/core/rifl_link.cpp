@@ -712,30 +712,24 @@ namespace {
 // failed CRC or not delivered), control idle, pause, retransmit request.
 constexpr std::uint32_t kFlagStates = 9 * 9 * 17 * 4;
 inline std::uint16_t pack(const RxEventFlags& f) {
-  return static_cast<std::uint16_t>(
-      f.doi_cnt + 17u * (f.retrans_cnt + 9u * (f.pause_cnt + 9u * ((f.remote_retrans ? 1u : 0u) + (f.remote_pause ? 2u : 0u)))));
+  return static_cast<std::uint16_t>((f.remote_retrans ? 1u : 0u) + (f.remote_pause ? 2u : 0u) +
+                                    4u * (f.doi_cnt + 17u * (f.retrans_cnt + 9u * f.pause_cnt)));
 }
 inline RxEventFlags unpack(std::uint32_t i) {
   RxEventFlags f;
+  f.remote_retrans = (i & 1u) != 0;
+  f.remote_pause = (i & 2u) != 0;
+  i >>= 2;
   f.doi_cnt = static_cast<std::uint8_t>(i % 17);
   i /= 17;
   f.retrans_cnt = static_cast<std::uint8_t>(i % 9);
-  i /= 9;
-  f.pause_cnt = static_cast<std::uint8_t>(i % 9);
-  i /= 9;
-  f.remote_retrans = (i & 1u) != 0;
-  f.remote_pause = (i & 2u) != 0;
+  f.pause_cnt = static_cast<std::uint8_t>(i / 9);
   return f;
 }
-inline bool packed_rp(std::uint16_t i) { return i >= 2 * 9 * 9 * 17; }
-inline bool packed_rr(std::uint16_t i) { return ((i / (9 * 9 * 17)) & 1u) != 0; }
 inline std::uint32_t frame_class(FrameKind k) {
-  switch (k) {
-    case FrameKind::ctrl_idle: return 1;
-    case FrameKind::ctrl_pause: return 2;
-    case FrameKind::ctrl_retrans: return 3;
-    default: return 0;
-  }
+  static_assert(static_cast<int>(FrameKind::ctrl_retrans) == 6, "FrameKind order");
+  constexpr std::uint8_t cls[7] = {0, 0, 0, 0, 1, 2, 3};
+  return cls[static_cast<std::uint8_t>(k)];
 }
 const std::uint16_t* flag_table() {
   static const std::vector<std::uint16_t> t = [] {
@@ -867,6 +861,14 @@ void RiflLink::open_window(Lane& L, std::uint64_t t1) {
     std::uint64_t nwin = std::min<std::uint64_t>(end - t1, cap);
     std::uint64_t T = 0;
     bool periodic = false;
+    // ok[parity of the slot] bit (rp * 2 + rr): the transmitter moves as the window has it
+    std::uint32_t ok[2] = {0, 0};
+    for (std::uint32_t odd = 0; odd < 2; ++odd) {
+      const TxState si = tog[x] && odd ? s1 : s0, want = tog[x] && !odd ? s1 : s0;
+      for (std::uint32_t b = 0; b < 4; ++b)
+        if (next_tx(si, ab, odd ? rc1 : e.rc, B, e.rx_up, e.rx_error, (b & 2u) != 0, (b & 1u) != 0) == want)
+          ok[odd] |= 1u << b;
+    }
     std::uint32_t p = L.pos;
     for (std::uint32_t j = 1;; ++j) {
       std::uint32_t cls;  // the frame received in slot j - 1
@@ -878,9 +880,7 @@ void RiflLink::open_window(Lane& L, std::uint64_t t1) {
       }
       const std::uint16_t f = fl[j] = ftab[fl[j - 1] * 4u + cls];
       if (j >= nwin) break;
-      const bool odd = (j & 1u) != 0;
-      const TxState si = tog[x] && odd ? s1 : s0, want = tog[x] && !odd ? s1 : s0;
-      if (next_tx(si, ab, odd ? rc1 : e.rc, B, e.rx_up, e.rx_error, packed_rp(f), packed_rr(f)) != want) {
+      if (((ok[j & 1u] >> (f & 3u)) & 1u) == 0) {
         nwin = j;
         break;
       }
