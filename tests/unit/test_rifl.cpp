@@ -834,8 +834,8 @@ TEST(RiflLink, SkipAheadIsExactWhileFlowControlPausesLanes) {
 // previous frames (the receiver's flags are followed through them, then
 // through the new pattern, and the transmitter must keep its state under
 // every one of them). Exact against the stepped reference where the pipe is
-// short (1024-bit frames, D = 4) and long (128-bit frames and a 60-m cable,
-// D = 24 and 79), with skew, unequal BERs, one direction loaded, and the
+// short (1024-bit frames, D = 4) and long (128-bit frames, D = 25; a 60-m
+// cable with skew, D = 31 .. 34), with skew, unequal BERs, one direction loaded, and the
 // burst channel; and the windows do reach further than those that need a
 // full pipe (at 1e-5 most lane slots are not stepped).
 TEST(RiflLink, SkipAheadIsExactWithWindowsOpenedWhileThePipeFills) {
