@@ -181,14 +181,6 @@ struct RiflLink::Lane {
     bool steady_valid = false;
     bool in_rec = false;
     std::uint64_t rec_start = 0, rec_replayed = 0;
-    // consecutive frames sent (after the channel) that are clean control
-    // frames of kind ctrl_kind: the pipe holds only those once >= D
-    std::uint64_t ctrl_run = 0;
-    FrameKind ctrl_kind = FrameKind::ctrl_idle;
-    // consecutive frames sent clean in the replay part of Retrans, whose
-    // control frames are all of kind r_kind (the pipe holds that pattern once >= D)
-    std::uint64_t r_run = 0;
-    FrameKind r_kind = FrameKind::ctrl_idle;
     // receiver (frames from the far end)
     bool rx_up = true;
     std::uint32_t sync_good = 0;
@@ -219,7 +211,13 @@ struct RiflLink::Lane {
   std::uint32_t win_backoff = 1;
   bool win_rep[2] = {false, false};  // end in the replay part of Retrans
   bool win_tog[2] = {false, false};  // end toggling Retrans <-> Send Retrans
-  RxEventFlags win_f1[2];            // receiver flags after an odd number of window slots
+  // Receiver flags after i window slots: win_fl[x][i] for i <= win_T[x] + 1,
+  // then period 2 (win_fl[x][win_T[x] + ((i - win_T[x]) & 1)]).
+  // (D frames in flight, then at most kTrajSlack until period 2: the
+  // counters saturate at 8 and 16)
+  static constexpr std::uint32_t kTrajSlack = 48;
+  std::vector<std::uint16_t> win_fl[2];  // packed (pack())
+  std::uint32_t win_T[2] = {0, 0};
 };
 
 struct RiflLink::Direction {
@@ -273,6 +271,7 @@ RiflLink::RiflLink(const RiflConfig& c) : cfg_(c), d_(derive(c)), codec_(c.frame
       e.total_segs = K > l ? (K - l + N - 1) / N : 0;
       if ((x == 0 && c.clock_offset_ppm > 0) || (x == 1 && c.clock_offset_ppm < 0)) e.comp_period = comp;
       L->pipe[x].assign(L->D, WireFrame{});
+      L->win_fl[x].resize(L->D + Lane::kTrajSlack);
       const std::uint64_t stream = 2ULL * l + x;
       const bool ge = c.channel == RiflConfig::Channel::gilbert_elliott;
       if (x == 1 && !c.errors_ba) {
@@ -458,7 +457,6 @@ void RiflLink::step_slot() {
     }
     // --- transmitters
     WireFrame out[2];
-    bool rpat[2];  // sent in the replay part of Retrans (rc < 2B)
     for (int x = 0; x < 2; ++x) {
       auto& e = L.e[x];
       auto& S = st_[x];
@@ -524,7 +522,6 @@ void RiflLink::step_slot() {
       // transition (RTL rifl_tx.v priority order)
       const TxState ns =
           next_tx(s, e.abnormal, e.rc, B, e.rx_up, e.rx_error, e.fl.remote_pause, e.fl.remote_retrans);
-      rpat[x] = s == TxState::retrans && e.rc < 2 * B;
       if (s == TxState::retrans) e.rc = e.rc >= 3 * B ? 0 : e.rc + 1;
       if (ns == TxState::retrans && s != TxState::retrans) {
         ++S.recoveries;
@@ -654,24 +651,8 @@ void RiflLink::step_slot() {
         e.counter = e.threshold - kRollback;
       }
     }
-    for (int x = 0; x < 2; ++x) {
-      L.pipe[x][pi] = out[x];
-      auto& e = L.e[x];
-      if (!is_data(out[x].kind) && !out[x].hit) {
-        e.ctrl_run = out[x].kind == e.ctrl_kind ? e.ctrl_run + 1 : 1;
-        e.ctrl_kind = out[x].kind;
-      } else {
-        e.ctrl_run = 0;
-      }
-      if (!rpat[x] || out[x].hit) {
-        e.r_run = 0;
-      } else if (is_data(out[x].kind)) {
-        ++e.r_run;
-      } else {
-        e.r_run = e.r_run > 1 && out[x].kind != e.r_kind ? 1 : e.r_run + 1;
-        e.r_kind = out[x].kind;
-      }
-    }
+    L.pipe[0][pi] = out[0];
+    L.pipe[1][pi] = out[1];
     // --- back to a clean run?
     if (!scripted && cfg_.skip_ahead) {
       bool q = true;
@@ -725,14 +706,45 @@ static FrameKind window_kind(const End& e, std::uint32_t B) {
 }
 
 namespace {
-bool same_flags(const RxEventFlags& a, const RxEventFlags& b) {
-  return a.pause_cnt == b.pause_cnt && a.retrans_cnt == b.retrans_cnt && a.doi_cnt == b.doi_cnt &&
-         a.remote_pause == b.remote_pause && a.remote_retrans == b.remote_retrans;
+// The receiver's event flags as one index (pause run 0..8, retransmit run
+// 0..8, data-or-idle run 0..16, the two flags) and their transition table
+// for a clean frame that delivers nothing, by class: data (any data kind:
+// failed CRC or not delivered), control idle, pause, retransmit request.
+constexpr std::uint32_t kFlagStates = 9 * 9 * 17 * 4;
+inline std::uint16_t pack(const RxEventFlags& f) {
+  return static_cast<std::uint16_t>((f.remote_retrans ? 1u : 0u) + (f.remote_pause ? 2u : 0u) +
+                                    4u * (f.doi_cnt + 17u * (f.retrans_cnt + 9u * f.pause_cnt)));
 }
-// The receiver's flags after one clean frame of kind k.
-inline RxEventFlags after(RxEventFlags f, FrameKind k) {
-  f.on_frame(!is_data(k), k, is_data(k), false);
+inline RxEventFlags unpack(std::uint32_t i) {
+  RxEventFlags f;
+  f.remote_retrans = (i & 1u) != 0;
+  f.remote_pause = (i & 2u) != 0;
+  i >>= 2;
+  f.doi_cnt = static_cast<std::uint8_t>(i % 17);
+  i /= 17;
+  f.retrans_cnt = static_cast<std::uint8_t>(i % 9);
+  f.pause_cnt = static_cast<std::uint8_t>(i / 9);
   return f;
+}
+inline std::uint32_t frame_class(FrameKind k) {
+  static_assert(static_cast<int>(FrameKind::ctrl_retrans) == 6, "FrameKind order");
+  constexpr std::uint8_t cls[7] = {0, 0, 0, 0, 1, 2, 3};
+  return cls[static_cast<std::uint8_t>(k)];
+}
+const std::uint16_t* flag_table() {
+  static const std::vector<std::uint16_t> t = [] {
+    std::vector<std::uint16_t> v(kFlagStates * 4);
+    constexpr FrameKind kinds[4] = {FrameKind::data_valid, FrameKind::ctrl_idle, FrameKind::ctrl_pause,
+                                    FrameKind::ctrl_retrans};
+    for (std::uint32_t i = 0; i < kFlagStates; ++i)
+      for (std::uint32_t c = 0; c < 4; ++c) {
+        RxEventFlags f = unpack(i);
+        f.on_frame(!is_data(kinds[c]), kinds[c], is_data(kinds[c]), false);
+        v[i * 4 + c] = pack(f);
+      }
+    return v;
+  }();
+  return t.data();
 }
 }  // namespace
 
@@ -740,16 +752,20 @@ inline RxEventFlags after(RxEventFlags f, FrameKind k) {
 // 1 or 2 until a bound: each end either sends one control-frame kind in a
 // state the transition keeps (window_kind), or is in the replay part of
 // Retrans (rc < 2B: a buffered data frame at even rc, a control frame of one
-// kind at odd rc); each receiver sees the far end's pattern (the whole pipe
-// already holds it, clean), its flags return to themselves after one (two)
-// frames, its transmitter keeps its state under both flag values (or
-// toggles Retrans <-> Send Retrans, retransmit requests either way), and every
-// replayed data frame it receives fails the CRC against its rolled-back
-// counter (rx error stays set, nothing is delivered). Bounds: the next hit
-// on either direction, rc reaching 2B (replay part) or 3B (idle part), the
-// arrival of the first replayed frame whose counter matches the receiver's.
+// kind at odd rc). Each receiver first gets the D frames already in flight
+// (the far end's frames before t1, any pattern), then the far end's pattern;
+// the window holds if those frames change nothing but its event flags
+// (clean control frames, and clean data frames that fail the CRC against a
+// rolled-back counter: rx error stays set, nothing is delivered), its flags
+// settle into period 1 or 2 once the pattern arrives (the flags of every
+// slot are kept: win_fl), and its transmitter keeps its state under every
+// one of those flag values (or toggles Retrans <-> Send Retrans, retransmit
+// requests either way). Bounds: the next hit on either direction, rc reaching
+// 2B (replay part) or 3B (idle part), the arrival of the first replayed frame
+// whose counter matches the receiver's.
 void RiflLink::open_window(Lane& L, std::uint64_t t1) {
   const std::uint32_t B = d_.buffer;
+  const std::uint32_t D = L.D;
   std::uint64_t end = std::min(L.hit_at[0], L.hit_at[1]);
   FrameKind k[2];
   bool rep[2];
@@ -767,19 +783,34 @@ void RiflLink::open_window(Lane& L, std::uint64_t t1) {
     }
   }
   if (end < t1 + 4) return;  // not worth it
-  // Cheap conditions first: the far end's pattern fills the pipe, a
-  // replay-fed receiver is rolled back; the first matching replayed frame.
+  // Cheap conditions first: the frames in flight are clean and change
+  // nothing but flags (a data frame among them, or a replay-fed receiver,
+  // needs a rolled-back receiver whose counter no such frame matches); the
+  // first matching replayed frame bounds the window.
   for (int x = 0; x < 2; ++x) {
     const auto& e = L.e[x];
     const int y = 1 - x;
     const auto& far = L.e[y];
-    if (!rep[y]) {
-      if (far.ctrl_run < L.D || far.ctrl_kind != k[y]) return;
+    const auto& pipe = L.pipe[y];
+    const bool rolled = e.rx_error && e.counter + kRollback == e.threshold;
+    // The first frame in flight that is hit, or a data frame that a receiver
+    // not rolled back takes (or one that matches its counter), ends the
+    // window at its arrival (it is stepped).
+    for (std::uint32_t i = 0, p = L.pos; i < D && t1 + i < end; ++i, p = p + 1 == D ? 0 : p + 1) {
+      const auto& f = pipe[p];
+      if (f.hit || (is_data(f.kind) && (!rolled || ((f.counter ^ e.counter) & 0xFFF) == 0))) {
+        end = t1 + i;
+        break;
+      }
+    }
+    if (end < t1 + 4) return;
+    if (!rep[y]) continue;
+    if (B > 4096 || !rolled) {
+      // the arrival of the far end's first replayed frame ends it
+      end = std::min<std::uint64_t>(end, t1 + (far.rc & 1u) + D);
+      if (end < t1 + 4) return;
       continue;
     }
-    if (L.D < 2 || far.r_run < L.D || far.r_kind != k[y] || B > 4096) return;
-    // Rolled back, so a failing data frame changes nothing.
-    if (!e.rx_error || e.counter + kRollback != e.threshold) return;
     // The first frame of the far end's replay whose counter matches the
     // receiver's (mod 4096): its arrival ends the window.
     const std::uint64_t c = e.counter, oldest = far.tx_counter - B;
@@ -791,48 +822,80 @@ void RiflLink::open_window(Lane& L, std::uint64_t t1) {
       if (end < t1 + 4) return;
     }
   }
-  RxEventFlags f1[2];
+  // Each receiver's flags slot by slot (the frames in flight, then the far
+  // end's pattern) until they repeat with period 2 (win_T[x] = the first
+  // i >= D with fl_i == fl_{i+2}), and its transmitter under each of them:
+  // it keeps its state under every flag value, or toggles between Retrans
+  // (idle part) and Send Retrans, sending retransmit requests in both (rx
+  // error set, remote retransmit dropped: Retrans leaves at rc >= 2B, Send
+  // Retrans returns while rc != 0); rc then grows in every other slot. From
+  // win_T on the flags have period 2 like the states: slots i <= win_T + 1
+  // cover all. Not Normal, so next_tx has no side effect.
+  const std::uint16_t* ftab = flag_table();
   bool tog[2];
   for (int x = 0; x < 2; ++x) {
-    auto& e = L.e[x];
+    const auto& e = L.e[x];
     const int y = 1 - x;
     const auto& pipe = L.pipe[y];
-    if (!rep[y]) {
-      f1[x] = after(e.fl, k[y]);
-      if (!same_flags(f1[x], e.fl)) return;
-    } else {
-      f1[x] = after(e.fl, pipe[L.pos].kind);
-      if (!same_flags(after(f1[x], pipe[(L.pos + 1) % L.D].kind), e.fl)) return;
-    }
-    // The transmitter keeps its state under both flag values, or toggles
-    // between Retrans (idle part) and Send Retrans, sending retransmit
-    // requests in both (rx error set, remote retransmit dropped: Retrans
-    // leaves at rc >= 2B, Send Retrans returns while rc != 0); rc then grows
-    // in every other slot. Not Normal, so next_tx has no side effect.
     bool ab = false;
     const TxState s0 = e.state;
     const TxState s1 = next_tx(s0, ab, e.rc, B, e.rx_up, e.rx_error, e.fl.remote_pause, e.fl.remote_retrans);
     tog[x] = s1 != s0;
-    if (!tog[x]) {
-      if (next_tx(s0, ab, e.rc, B, e.rx_up, e.rx_error, f1[x].remote_pause, f1[x].remote_retrans) != s0) return;
-    } else {
+    std::uint32_t rc1 = e.rc;
+    if (tog[x]) {
       const bool pair = (s0 == TxState::retrans && s1 == TxState::send_retrans) ||
                         (s0 == TxState::send_retrans && s1 == TxState::retrans);
       if (rep[x] || !pair || !e.rx_error || !e.in_rec || e.rc < 2 * B) return;
-      const std::uint32_t rc1 = e.rc + (s0 == TxState::retrans ? 1 : 0);
+      rc1 = e.rc + (s0 == TxState::retrans ? 1 : 0);
       if (rc1 >= 3 * B) return;
-      if (next_tx(s1, ab, rc1, B, e.rx_up, e.rx_error, f1[x].remote_pause, f1[x].remote_retrans) != s0) return;
       // every Retrans slot has rc < 3B
       end = std::min<std::uint64_t>(end, t1 + 2 * (3 * B - e.rc) - 1);
       if (end < t1 + 4) return;
     }
-  }
-  // Every data frame in flight to a replay-fed receiver fails too.
-  for (int x = 0; x < 2; ++x) {
-    if (!rep[1 - x]) continue;
-    const std::uint64_t c = L.e[x].counter;
-    for (const auto& f : L.pipe[1 - x])
-      if (is_data(f.kind) && ((f.counter ^ c) & 0xFFF) == 0) return;
+    // fl[n]: the flags after n window slots, n <= nwin; the transmitter is
+    // checked in slots 1 .. nwin - 1 (slot 0 above); its first change ends the window.
+    std::uint16_t* fl = L.win_fl[x].data();
+    fl[0] = pack(e.fl);
+    const std::uint32_t rcy = L.e[y].rc, ky = frame_class(k[y]);
+    const std::uint64_t cap = D + Lane::kTrajSlack - 1;
+    std::uint64_t nwin = std::min<std::uint64_t>(end - t1, cap);
+    std::uint64_t T = 0;
+    bool periodic = false;
+    // ok[parity of the slot] bit (rp * 2 + rr): the transmitter moves as the window has it
+    std::uint32_t ok[2] = {0, 0};
+    for (std::uint32_t odd = 0; odd < 2; ++odd) {
+      const TxState si = tog[x] && odd ? s1 : s0, want = tog[x] && !odd ? s1 : s0;
+      for (std::uint32_t b = 0; b < 4; ++b)
+        if (next_tx(si, ab, odd ? rc1 : e.rc, B, e.rx_up, e.rx_error, (b & 2u) != 0, (b & 1u) != 0) == want)
+          ok[odd] |= 1u << b;
+    }
+    std::uint32_t p = L.pos;
+    for (std::uint32_t j = 1;; ++j) {
+      std::uint32_t cls;  // the frame received in slot j - 1
+      if (j - 1 < D) {
+        cls = frame_class(pipe[p].kind);
+        p = p + 1 == D ? 0 : p + 1;
+      } else {
+        cls = rep[y] && ((rcy + (j - 1 - D)) & 1u) == 0 ? 0 : ky;  // 0: a buffered data frame
+      }
+      const std::uint16_t f = fl[j] = ftab[fl[j - 1] * 4u + cls];
+      if (j >= nwin) break;
+      if (((ok[j & 1u] >> (f & 3u)) & 1u) == 0) {
+        nwin = j;
+        break;
+      }
+      if (j >= D + 2 && fl[j - 2] == f) {
+        T = j - 2;
+        periodic = true;
+        break;
+      }
+    }
+    if (!periodic) {
+      if (nwin < 4) return;
+      end = std::min<std::uint64_t>(end, t1 + nwin);
+      T = nwin;  // settle_window reads fl[n], n <= nwin
+    }
+    L.win_T[x] = static_cast<std::uint32_t>(T);
   }
   if (end < t1 + 4) return;
   L.win_since = t1;
@@ -840,7 +903,6 @@ void RiflLink::open_window(Lane& L, std::uint64_t t1) {
   for (int x = 0; x < 2; ++x) {
     L.win_kind[x] = k[x];
     L.win_rep[x] = rep[x];
-    L.win_f1[x] = f1[x];
     L.win_tog[x] = tog[x];
   }
 }
@@ -879,13 +941,10 @@ void RiflLink::settle_window(Lane& L, std::uint64_t t) {
         L.pipe[x][s % L.D] = f;
       }
       e.head = static_cast<std::uint32_t>((h0 + dc) % B);
-      e.r_run += n;
-      const bool last_ctrl = ((rc0 + n - 1) & 1u) != 0;
-      e.ctrl_run = last_ctrl ? 1 : 0;
-      if (last_ctrl) e.ctrl_kind = L.win_kind[x];
     } else {
-      e.ctrl_run += n;
-      e.r_run = 0;
+      // the last min(n, D) control frames sent are in flight
+      for (std::uint64_t back = std::min<std::uint64_t>(n, L.D); back >= 1; --back)
+        L.pipe[x][(t0 + n - back) % L.D] = ctrl(L.win_kind[x]);
     }
     if (L.win_kind[x] == FrameKind::ctrl_retrans)
       S.ctrl_retrans += ctrl_slots;
@@ -900,7 +959,8 @@ void RiflLink::settle_window(Lane& L, std::uint64_t t) {
     } else if (e.state == TxState::retrans) {
       e.rc += static_cast<std::uint32_t>(n);
     }
-    if (n & 1u) e.fl = L.win_f1[x];
+    const std::uint32_t T = L.win_T[x];
+    e.fl = unpack(n <= T + 1 ? L.win_fl[x][n] : L.win_fl[x][T + ((n - T) & 1u)]);
   }
 }
 
