@@ -1041,13 +1041,30 @@ void leading_columns(const Study& st, const std::vector<Point>& points, const st
   seed_col = false;
   const std::vector<std::string> every = all_metrics(st);
   std::map<std::string, std::size_t> seen;  // non-metric values -> first point
+  // A non-metric column whose value changes with the seed alone is a result,
+  // not an axis: its seeds fall into cells of their own (n = 1). Said once
+  // per column, and the rows get a seed column.
+  std::map<std::pair<std::size_t, std::string>, std::size_t> first_seed;  // (cell, policy) -> first point
+  std::set<std::string> warned;
   for (std::size_t i = 0; i < points.size(); ++i) {
     std::string key;
+    const auto [fs, first] = first_seed.emplace(std::make_pair(points[i].cell, points[i].policy), i);
     for (const auto& c : st.columns)
-      if (c == "variant")
+      if (c == "variant") {
         key += pt_variant_text(points[i]) + ",";
-      else if (std::find(every.begin(), every.end(), c) == every.end())
-        key += cell_text(results[i].at("row").at(c)) + ",";
+      } else if (std::find(every.begin(), every.end(), c) == every.end()) {
+        const std::string v = cell_text(results[i].at("row").at(c));
+        const bool differs = !first && c != "seed" && v != cell_text(results[fs->second].at("row").at(c));
+        if (differs && !has_col_seed) seed_col = true;  // the rows are told apart by their seeds
+        if (differs && warned.insert(c).second)
+          std::cerr << fmt::format(
+              "warning: column '{}' differs between seeds of one point ({}: seed {} has {}, seed {} has {}); it is "
+              "summarised as an axis, one cell per value: list it under the study's `metrics` to summarise it over "
+              "the seeds\n",
+              c, points[i].dir, points[fs->second].seed, cell_text(results[fs->second].at("row").at(c)),
+              points[i].seed, v);
+        key += v + ",";
+      }
     auto [it, fresh] = seen.emplace(key, i);
     if (fresh) continue;
     const Point& other = points[it->second];

@@ -1800,6 +1800,26 @@ EOF2
   done
 }
 check "study variants of another run kind: columns required and checked, no policies on rifl-link, folder-safe names: exit 2, file:line:key" t_protocols_bad_study
+t_seed_dependent_axis_column() {
+  # A listed non-metric column that changes with the seed: a warning naming it,
+  # and a seed column so that each row says which seed it is.
+  cat >"$FX/sdax.yaml" <<EOF2
+study:
+  name: sdax
+  fabric: $ROOT/topologies/rifl-link.yaml
+  seeds: {first: 1, count: 2}
+  set: {traffic.bytes: 2MB, rifl.channel.ber: 1e-6}
+  columns: [ber, goodput_gbps, bandwidth_ratio]
+  metrics: [bandwidth_ratio]
+EOF2
+  fs sweep "$FX/sdax.yaml" --out "$RES/sdax"
+  [[ $rc -eq 0 ]] || { note "exit $rc"; show_output; return; }
+  grep -q "warning: column 'goodput_gbps' differs between seeds" "$ERR" || note "no warning naming goodput_gbps"
+  [[ $(head -n 1 "$RES/sdax/results.csv") == seed,ber,goodput_gbps,bandwidth_ratio ]] ||
+    note "header: $(head -n 1 "$RES/sdax/results.csv")"
+  [[ $(cut -d, -f1 "$RES/sdax/results.csv" | tail -n +2 | tr '\n' ' ') == "1 2 " ]] || note "seed column: $(cat "$RES/sdax/results.csv")"
+}
+check "a listed column that changes with the seed: warning naming it, and a seed column" t_seed_dependent_axis_column
 t_per_variant_metrics() {
   # A link leg and a collective leg in one study: each variant's own metrics,
   # the other leg's cells empty, each cell summarised on its variant's metrics.
