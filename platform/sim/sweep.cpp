@@ -90,9 +90,11 @@ const std::vector<std::string>& variant_policies(const Study& st, const StudyVar
 
 // study.name (a plain folder name: the default output folder out/<name>),
 // study.fabric (relative to the study file) and the fabric's kind.
-// A name that is used as one folder name: not blank, no separator or control
-// character, not starting with '.' or a space, not ending in a space.
+// A name that is used as one folder name: 1 to 100 bytes, not blank, no
+// separator or control character, not starting with '.' or a space, not
+// ending in a space.
 bool plain_folder_name(const std::string& n) {
+  if (n.size() > 100) return false;  // with the cNNN- prefix, well inside NAME_MAX (255)
   if (n.find_first_not_of(' ') == std::string::npos || n.front() == ' ' || n.back() == ' ' || n[0] == '.') return false;
   return std::none_of(n.begin(), n.end(), [](char c) {
     return c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
@@ -103,8 +105,8 @@ void study_name_and_fabric(config::Section& s, const std::string& path, Study& s
   st.name = s.required_string("name");
   // The name is the default output folder out/<name>: one plain folder name.
   if (!plain_folder_name(st.name))
-    s.fail("name", fmt::format("'{}' must be a plain folder name (not empty, no '/', '\\' or control character, not "
-                               "starting with '.' or ending in a space): "
+    s.fail("name", fmt::format("'{}' must be a plain folder name (1 to 100 bytes, no '/', '\\' or control character, "
+                               "not starting with '.' or ending in a space): "
                                "the sweep writes out/<name>",
                                st.name));
   const std::string fabric = s.required_string("fabric");
@@ -243,8 +245,8 @@ std::vector<StudyVariant> declared_variants(config::Section& s, const std::strin
     StudyVariant sv;
     sv.name = v.required_string("name");
     if (!plain_folder_name(sv.name))
-      v.fail("name", fmt::format("'{}' must be a plain folder name (not empty, no '/', '\\' or control character, "
-                                 "not starting with '.' or ending in a space): its points are written under "
+      v.fail("name", fmt::format("'{}' must be a plain folder name (1 to 100 bytes, no '/', '\\' or control "
+                                 "character, not starting with '.' or ending in a space): its points are written under "
                                  "points/<name>",
                                  sv.name));
     if (!names.insert(sv.name).second) v.fail("name", fmt::format("variant '{}' is listed twice", sv.name));
@@ -303,6 +305,10 @@ Grid study_grid(const config::Document& doc, config::Section& s, const std::stri
       if (!it->second.IsSequence() || it->second.size() == 0)
         s.fail("grid", fmt::format("'{}' must be a non-empty list", it->first.Scalar()));
       for (std::size_t i = 0; i < it->second.size(); ++i) {
+        if (std::find(vals.begin(), vals.end(), it->second[i].Scalar()) != vals.end())
+          s.fail("grid", fmt::format("'{}' lists the value '{}' twice (line {}): two points would have the same "
+                                     "label and the same rows",
+                                     it->first.Scalar(), it->second[i].Scalar(), it->second[i].Mark().line + 1));
         vals.push_back(it->second[i].Scalar());
         lines.emplace(it->first.Scalar() + "=" + vals.back(), it->second[i].Mark().line + 1);
       }

@@ -1784,7 +1784,7 @@ EOF2
   expect_bad_input "$RES/mix3" "mix3.yaml:8:" "'p99_us' is not a result column of a rifl-link run"
   # A variant's name is a folder name under points/: no separator or control character.
   local k=4 vname
-  for vname in '"../up"' '"a/b"' '"two\nlines"' '".hidden"'; do
+  for vname in '"../up"' '"a/b"' '"two\nlines"' '".hidden"' "$(printf 'v%.0s' {1..101})"; do
     cat >"$FX/mix$k.yaml" <<EOF2
 study:
   name: mix$k
@@ -1820,6 +1820,18 @@ EOF2
   [[ $(cut -d, -f1 "$RES/sdax/results.csv" | tail -n +2 | tr '\n' ' ') == "1 2 " ]] || note "seed column: $(cat "$RES/sdax/results.csv")"
 }
 check "a listed column that changes with the seed: warning naming it, and a seed column" t_seed_dependent_axis_column
+t_grid_duplicate_value() {
+  cat >"$FX/gdup.yaml" <<EOF2
+study:
+  name: gdup
+  fabric: $ROOT/topologies/ring8.yaml
+  seeds: {first: 1, count: 1}
+  grid: {fabric.accelerators: [8, 16, 8]}
+EOF2
+  fs sweep "$FX/gdup.yaml" --out "$RES/gdup"
+  expect_bad_input "$RES/gdup" "gdup.yaml:5:" "study.grid" "lists the value '8' twice"
+}
+check "a grid value listed twice: exit 2, file:line, key" t_grid_duplicate_value
 t_per_variant_metrics() {
   # A link leg and a collective leg in one study: each variant's own metrics,
   # the other leg's cells empty, each cell summarised on its variant's metrics.
