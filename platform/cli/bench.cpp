@@ -41,6 +41,14 @@ std::string slurp(const fs::path& p) {
   return os.str();
 }
 
+// A child run that failed, with the exit status bench ends with: 2 when the
+// child found bad input (it said why), or when the other binary wrote no
+// readable result.json (not a fabricsim); else 3.
+struct ChildFailure : std::runtime_error {
+  int exit_status;
+  ChildFailure(const std::string& what, int status) : std::runtime_error(what), exit_status(status) {}
+};
+
 // One child `BIN run FABRIC --set ... --quiet --out OUT`, timed from fork to exit.
 Sample run_once(const std::string& bin, const BenchArgs& a, const fs::path& out, bool link_pair) {
   std::vector<std::string> args{bin, "run", a.fabric};
@@ -68,12 +76,21 @@ Sample run_once(const std::string& bin, const BenchArgs& a, const fs::path& out,
   s.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   s.cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
   s.max_rss_kb = ru.ru_maxrss;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error(fmt::format("bench: `{} run {}` failed (exit status {})", bin, a.fabric,
-                                         WIFEXITED(status) ? WEXITSTATUS(status) : -1));
-  const auto j = nlohmann::json::parse(slurp(out / "result.json"));
-  s.transmissions = link_pair ? j.at("link").at("transmissions").get<std::uint64_t>()
-                              : j.at("fabric").at("transmissions").get<std::uint64_t>();
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    const int child = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    throw ChildFailure(fmt::format("bench: `{} run {}` failed (exit status {})", bin, a.fabric, child),
+                       child == 2 ? 2 : 3);
+  }
+  try {
+    const auto j = nlohmann::json::parse(slurp(out / "result.json"));
+    s.transmissions = link_pair ? j.at("link").at("transmissions").get<std::uint64_t>()
+                                : j.at("fabric").at("transmissions").get<std::uint64_t>();
+  } catch (const nlohmann::json::exception& e) {
+    throw ChildFailure(fmt::format("bench: `{} run {}` exited 0 but its {}/result.json is not a fabricsim result "
+                                   "({}): is {} a fabricsim binary?",
+                                   bin, a.fabric, out.string(), e.what(), bin),
+                       2);
+  }
   return s;
 }
 
@@ -160,8 +177,9 @@ int run_bench(const BenchArgs& a) {
   const bool link_pair = rk.family == sim::RunKind::Family::link_pair;
   config::LinkExperimentConfig lcfg;
   if (link_pair) lcfg = config::parse_link_experiment(config::root_section(doc));
-  if (!a.against.empty() && access(a.against.c_str(), X_OK) != 0)
-    throw config::ConfigError("--against: '" + a.against + "' is not an executable");
+  std::error_code fe;
+  if (!a.against.empty() && (access(a.against.c_str(), X_OK) != 0 || !fs::is_regular_file(a.against, fe)))
+    throw config::ConfigError("--against: '" + a.against + "' is not an executable file");
 
   std::string cmd = "fabricsim run " + a.fabric;
   for (const auto& s : a.sets) cmd += " --set " + s;
@@ -186,7 +204,10 @@ int run_bench(const BenchArgs& a) {
                                mine.back().cpu_s);
       if (!a.against.empty() && differs.empty()) differs = first_difference(tmp / "this", tmp / "against");
     }
-  } catch (const std::runtime_error& e) {
+  } catch (const ChildFailure& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    rc = e.exit_status;
+  } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     rc = 3;
   }

@@ -1012,6 +1012,16 @@ t_bench() {
   expect_bad_input "$RES/none" "pcie-host"
   fs bench "$TOPO" --set link.window_hgh=4
   expect_bad_input "$RES/none" "window_hgh"
+  # --against a program that is not fabricsim, or a folder: exit 2, no temporary folder left
+  local before after
+  before=$(ls -d /tmp/fabricsim-bench.* 2>/dev/null | sort)
+  fs bench "$TOPO" --set traffic.flits=200 --repeat 1 --against /bin/true
+  [[ $rc -eq 2 ]] || note "--against /bin/true: exit $rc, expected 2"
+  grep -q "is /bin/true a fabricsim binary" "$ERR" || note "--against /bin/true: no diagnosis"
+  after=$(ls -d /tmp/fabricsim-bench.* 2>/dev/null | sort)
+  [[ $before == "$after" ]] || note "bench left a temporary folder: $(comm -13 <(echo "$before") <(echo "$after"))"
+  fs bench "$TOPO" --against "$(dirname "$BIN")"
+  expect_bad_input "$RES/none" "--against" "not an executable file"
 }
 
 check "a switched-pod fabric run is byte-identical when repeated (result.json, collectives.csv, links.csv)" t_fabric_determinism
