@@ -116,8 +116,9 @@ char g_created_dirs[kMaxCreatedDirs][4096];
 int g_created_count = 0;
 
 void remove_created_empty_dirs() {  // async-signal-safe
-  for (int i = 0; i < g_created_count; ++i)
-    if (rmdir(g_created_dirs[i]) != 0) break;
+  // Every one is tried: one that is missing (a creation that failed part of
+  // the way) or not empty stays as it is, and so do its parents.
+  for (int i = 0; i < g_created_count; ++i) (void)rmdir(g_created_dirs[i]);
 }
 
 extern "C" void on_run_signal(int sig) {
@@ -177,14 +178,18 @@ void prepare_out(const RunArgs& a) {
     missing.push_back(p);
     if (p == p.parent_path()) break;
   }
-  fs::create_directories(out, ec);
-  if (ec) throw config::ConfigError(fmt::format("--out '{}': cannot create the folder: {}", a.out, ec.message()));
   g_created_count = 0;
   for (const fs::path& p : missing) {
     const std::string s = p.string();
     if (g_created_count == kMaxCreatedDirs || s.size() >= sizeof g_created_dirs[0]) break;
     std::memcpy(g_created_dirs[g_created_count], s.c_str(), s.size() + 1);
     ++g_created_count;
+  }
+  fs::create_directories(out, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    remove_created_empty_dirs();
+    throw config::ConfigError(fmt::format("--out '{}': cannot create the folder: {}", a.out, why));
   }
   const fs::path probe = out / fmt::format(".fabricsim-write-test-{}", getpid());
   {
@@ -634,9 +639,11 @@ int sc_main(int argc, char* argv[]) {
   } catch (const config::ConfigError& e) {
     // Under mpirun every rank of a sweep loads the study: rank 0 alone says what is wrong.
     if (!(*sweep && sim::mpi_secondary_rank())) std::cerr << "error: " << e.what() << "\n";
+    remove_created_empty_dirs();
     return 2;
   } catch (const fabric::FabricError& e) {
     std::cerr << "error: " << e.what() << "\n";
+    remove_created_empty_dirs();
     return 2;
   } catch (const std::bad_alloc&) {
     exit_unfinished(

@@ -532,9 +532,16 @@ void require_writable_dir(const fs::path& dir, const std::string& what) {
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
     throw config::ConfigError(fmt::format("{} '{}': exists and is not a folder", what, dir.string()));
+  std::vector<fs::path> missing;  // deepest first: removed again if the creation fails part of the way
+  for (fs::path p = fs::absolute(dir, ec).lexically_normal(); !p.empty() && !fs::exists(p, ec) && p != p.parent_path();
+       p = p.parent_path())
+    missing.push_back(p);
   fs::create_directories(dir, ec);
-  if (ec)
-    throw config::ConfigError(fmt::format("{} '{}': cannot create the folder: {}", what, dir.string(), ec.message()));
+  if (ec) {
+    const std::string why = ec.message();
+    for (const fs::path& p : missing) fs::remove(p, ec);  // only empty folders; a missing one is skipped
+    throw config::ConfigError(fmt::format("{} '{}': cannot create the folder: {}", what, dir.string(), why));
+  }
   const fs::path probe = dir / fmt::format(".fabricsim-write-test-{}", getpid());
   {
     std::ofstream f(probe);
@@ -972,7 +979,10 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
 #ifdef FABRICSIM_MPI
   if (mpi_secondary_part(rank, size, points, opt, out)) return 0;
 #endif
-  require_writable_dir(out, "--out");
+  // --collect runs nothing: a folder that is not there has no finished point
+  // (exit 3 below) and is not created.
+  std::error_code oe;
+  if (!opt.collect || fs::exists(out, oe)) require_writable_dir(out, "--out");
   // A failed or interrupted sweep must leave no table that could be taken for
   // its result: the previous ones go before anything runs.
   for (const char* t : {"results.csv", "summary.json", "results.csv.tmp", "summary.json.tmp"}) fs::remove(out / t);

@@ -1842,6 +1842,22 @@ EOF2
   expect_bad_input "$RES/gdup" "gdup.yaml:5:" "study.grid" "lists the value '8' twice"
 }
 check "a grid value listed twice: exit 2, file:line, key" t_grid_duplicate_value
+t_out_not_created_leaves_nothing() {
+  # An --out whose last name is too long: exit 2, and none of the folders
+  # created on the way to it is left; --collect into a missing folder creates none.
+  local long
+  long=$(printf 'x%.0s' {1..300})
+  fs run "$TOPO" --quiet --out "$RES/o1/sub/$long"
+  [[ $rc -eq 2 ]] || note "run: exit $rc, expected 2"
+  [[ ! -e $RES/o1 ]] || note "run left $(find "$RES/o1" | head -3 | tr '\n' ' ')"
+  fs sweep "$SWEEP_STUDY" --out "$RES/o2/sub/$long"
+  [[ $rc -eq 2 ]] || note "sweep: exit $rc, expected 2"
+  [[ ! -e $RES/o2 ]] || note "sweep left $(find "$RES/o2" | head -3 | tr '\n' ' ')"
+  fs sweep "$SWEEP_STUDY" --collect --out "$RES/o3/none"
+  [[ $rc -eq 3 ]] || note "--collect: exit $rc, expected 3"
+  [[ ! -e $RES/o3 ]] || note "--collect created $RES/o3"
+}
+check "an --out that cannot be created, or --collect into a missing folder, leaves no folder" t_out_not_created_leaves_nothing
 t_per_variant_metrics() {
   # A link leg and a collective leg in one study: each variant's own metrics,
   # the other leg's cells empty, each cell summarised on its variant's metrics.
