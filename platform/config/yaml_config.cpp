@@ -145,6 +145,21 @@ Document load_document(const std::string& path) {
     throw ConfigError(fmt::format("{}: is a directory, not a YAML file", path));
   const std::string text = read_input_file(path, 256u << 20, "configuration file");
   record_file_read(path, text);
+  // YAML admits only printable characters (YAML 1.2 §5.1: tab, line feed,
+  // carriage return, 0x20 and above but DEL): a control byte (a NUL of a
+  // binary file) is named here, with its place, rather than in the parser's words.
+  std::size_t line = 1, col = 1;
+  for (const char ch : text) {
+    const auto u = static_cast<unsigned char>(ch);
+    if ((u < 0x20 && u != '\t' && u != '\n' && u != '\r') || u == 0x7f)
+      throw ConfigError(fmt::format("{}:{}:{}: control byte 0x{:02x}: not a YAML text file", path, line, col, u));
+    if (u == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
   Document d;
   d.file = path;
   try {

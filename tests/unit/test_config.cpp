@@ -265,6 +265,17 @@ TEST(LinkConfigYaml, UnknownKey) {
   expect_located(config_error(g), g, 11, "bogus");
 }
 
+TEST(LinkConfigYaml, ControlByteIsNamedWithItsPlace) {
+  TempDir tmp;
+  // A NUL on line 2, column 4; tabs and carriage returns are text.
+  const std::string f = tmp.write("nul.yaml", std::string("a:\t1\r\nb: \0x\n", 12));
+  const std::string msg = config_error(f);
+  EXPECT_NE(msg.find(f + ":2:4: control byte 0x00"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  const std::string g = tmp.write("del.yaml", "fabric: x\x7f\n");
+  EXPECT_NE(config_error(g).find(g + ":1:10: control byte 0x7f"), std::string::npos) << config_error(g);
+}
+
 TEST(LinkConfigYaml, KeyWithoutValueIsAnErrorNotTheDefault) {
   TempDir tmp;
   // An empty value, '~' and 'null' at line 6 (a rate), line 7 (an integer): never the default.
