@@ -54,7 +54,11 @@ std::string initiator_node(fabric::FabricRunConfig& cfg, std::string at) {
     const auto dot = at.rfind('.');
     if (dot == std::string::npos) throw fabric::FabricError("--at '" + at + "' is not NODE.PORT");
     node = at.substr(0, dot);
-    port = static_cast<std::uint32_t>(std::stoul(at.substr(dot + 1)));
+    // a port index as in a fabric file's links: digits, 0 .. 65535
+    const std::string p = at.substr(dot + 1);
+    if (p.empty() || p.size() > 5 || p.find_first_not_of("0123456789") != std::string::npos || std::stoul(p) > 65535)
+      throw fabric::FabricError("--at '" + at + "': the port must be a number from 0 to 65535");
+    port = static_cast<std::uint32_t>(std::stoul(p));
   } else {
     for (const auto& n : cfg.fabric.nodes)
       if (node.empty() && n.kind == "ualink-switch") node = n.id;

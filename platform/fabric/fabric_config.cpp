@@ -143,8 +143,8 @@ std::string resolve_schedule_path(const config::Section& w, const std::string& v
   const fs::path beside = fs::path(w.file()).parent_path() / v;
   if (config::is_file(beside.string())) return beside.lexically_normal().string();
   if (config::is_file(v.string())) return v.string();
-  w.fail("schedule", fmt::format("schedule file '{}' not found (looked beside the fabric file, {}, and in the "
-                                 "current folder)",
+  w.fail("schedule", fmt::format("schedule file '{}' not found or not a regular file (looked beside the fabric "
+                                 "file, {}, and in the current folder)",
                                  value, beside.lexically_normal().string()));
 }
 

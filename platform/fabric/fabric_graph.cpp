@@ -173,7 +173,8 @@ void FabricGraph::Impl::add_links(const FabricSpec& spec) {
   for (std::size_t v : acc)
     if (adj[v].empty())
       throw FabricError(
-          at(spec.nodes[v].src, "accelerator '" + ids[v] + "' (rank " + std::to_string(rank[v]) + ") has no link"));
+          at(spec.nodes[v].src, (spec.nodes[v].kind == "tlm-initiator" ? "tlm-initiator '" : "accelerator '") +
+                                    ids[v] + "' (rank " + std::to_string(rank[v]) + ") has no link"));
 }
 
 // Boost graph; every accelerator reachable from rank 0.

@@ -111,7 +111,8 @@ void study_name_and_fabric(config::Section& s, const std::string& path, Study& s
                                st.name));
   const std::string fabric = s.required_string("fabric");
   st.fabric = (fs::path(path).parent_path() / fabric).lexically_normal().string();
-  if (!config::is_file(st.fabric)) s.fail("fabric", fmt::format("fabric file '{}' not found", st.fabric));
+  if (!config::is_file(st.fabric))
+    s.fail("fabric", fmt::format("fabric file '{}' not found or not a regular file", st.fabric));
   {
     const auto fdoc = config::load_document(st.fabric);
     st.fabric_kind = fabric::fabric_kind(fdoc);
@@ -207,7 +208,8 @@ const RunKind& variant_fabric_and_policies(config::Section& v, const std::string
   const RunKind* vkind = &kind;
   if (v.has("fabric")) {
     sv.fabric = (fs::path(path).parent_path() / v.required_string("fabric")).lexically_normal().string();
-    if (!config::is_file(sv.fabric)) v.fail("fabric", fmt::format("fabric file '{}' not found", sv.fabric));
+    if (!config::is_file(sv.fabric))
+      v.fail("fabric", fmt::format("fabric file '{}' not found or not a regular file", sv.fabric));
     sv.fabric_kind = fabric::fabric_kind(config::load_document(sv.fabric));
     vkind = &run_kind(sv.fabric_kind);
     if (!st.explicit_columns && vkind != &kind) {
