@@ -1002,10 +1002,11 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
                            opt.shard_count ? fmt::format(" of {}", points.size()) : "", scope.size() - todo.size(),
                            todo.size(), why.empty() ? "" : " (" + why + ")",
                            size > 1 ? fmt::format(", over {} MPI ranks", size - 1) : "");
-  if (order.reordered)
-    std::cout << fmt::format("{}: costliest points first (estimated {:.0f} CPU-s in all; first {}, {:.0f} s)\n",
-                             label, order.total_s, points[todo.front()].dir,
-                             order.first_s);
+  if (order.reordered) {
+    auto secs = [](double s) { return s < 10 ? fmt::format("{:.2f}", s) : fmt::format("{:.0f}", s); };
+    std::cout << fmt::format("{}: costliest points first (estimated {} CPU-s in all; first {}, {} s)\n", label,
+                             secs(order.total_s), points[todo.front()].dir, secs(order.first_s));
+  }
   std::cout.flush();
 
   const bool tty = opt.progress && isatty(2);
