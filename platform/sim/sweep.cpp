@@ -88,8 +88,6 @@ const std::vector<std::string>& variant_policies(const Study& st, const StudyVar
   return v.policies.empty() ? st.policies : v.policies;
 }
 
-// study.name (a plain folder name: the default output folder out/<name>),
-// study.fabric (relative to the study file) and the fabric's kind.
 // A name that is used as one folder name: 1 to 100 bytes, not blank, no
 // separator or control character, not starting with '.' or a space, not
 // ending in a space.
@@ -101,6 +99,8 @@ bool plain_folder_name(const std::string& n) {
   });
 }
 
+// study.name (a plain folder name: the default output folder out/<name>),
+// study.fabric (relative to the study file) and the fabric's kind.
 void study_name_and_fabric(config::Section& s, const std::string& path, Study& st) {
   st.name = s.required_string("name");
   // The name is the default output folder out/<name>: one plain folder name.
