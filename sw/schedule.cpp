@@ -508,11 +508,18 @@ Schedule parse_schedule_yaml(const std::string& text, const std::string& file) {
 
 // ---- validation --------------------------------------------------------------------
 
+namespace {
+// The keys' names in messages, as the schedule's own format spells them.
+const char* ranks_key(const Schedule& S) { return S.format == "yaml" ? "ranks" : "ngpus"; }
+const char* chunks_key(const Schedule& S) { return S.format == "yaml" ? "chunks" : "nchunksperloop"; }
+}  // namespace
+
 void validate(const Schedule& S) {
   const std::string& F = S.file;
   if (static_cast<int>(S.gpus.size()) != S.ngpus)
     fail(F, S.ngpus_line,
-         "ngpus is " + std::to_string(S.ngpus) + " but the schedule lists " + std::to_string(S.gpus.size()) + " GPUs");
+         std::string(ranks_key(S)) + " is " + std::to_string(S.ngpus) + " but the schedule lists " +
+             std::to_string(S.gpus.size()) + (S.format == "yaml" ? " ranks" : " GPUs"));
   for (int g = 0; g < S.ngpus; ++g) {
     const ScheduleGpu& G = S.gpus[g];
     if (G.id != g)
@@ -698,13 +705,14 @@ void check_run(const Schedule& S, int ranks, const Op* explicit_op, std::uint64_
   const std::string& F = S.file;
   if (S.ngpus != ranks)
     fail(F, S.ngpus_line,
-         "the schedule is for ngpus=" + std::to_string(S.ngpus) + " ranks, the fabric has " + std::to_string(ranks) +
+         "the schedule is for " + std::string(ranks_key(S)) + "=" + std::to_string(S.ngpus) + " ranks, the fabric has " +
+             std::to_string(ranks) +
              " accelerators");
   if (explicit_op && *explicit_op != S.op)
     fail(F, S.coll_line, "coll '" + S.coll + "' disagrees with workload.collective '" + to_string(*explicit_op) + "'");
   if (T == 0 || T % (4 * S.nchunksperloop) != 0)
     fail(F, S.line,
-         "size " + std::to_string(T) + " B is not a positive multiple of 4 B x nchunksperloop (" +
+         "size " + std::to_string(T) + " B is not a positive multiple of 4 B x " + chunks_key(S) + " (" +
              std::to_string(4 * S.nchunksperloop) + " B): chunks hold whole float32 values");
   if (S.op != Op::custom && T % (4ull * ranks) != 0)
     fail(F, S.line,

@@ -484,6 +484,27 @@ TEST(ScheduleLimits, YamlAliasExpansionIsBoundedByTheFileSize) {
             "");
 }
 
+// A native YAML schedule's messages name its own keys (ranks, chunks), not MSCCL's.
+TEST(ScheduleValidate, YamlMessagesNameTheYamlKeys) {
+  const sw::Schedule y = sw::load_schedule(kRoot + "/tests/cli/fixtures/schedules/allreduce-2.yaml");
+  auto err = [&](int ranks, std::uint64_t bytes) {
+    try {
+      sw::check_run(y, ranks, nullptr, bytes);
+    } catch (const sw::ScheduleError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(err(2, 65536), "");
+  const std::string r = err(4, 65536);
+  EXPECT_NE(r.find("the schedule is for ranks=2 ranks, the fabric has 4"), std::string::npos) << r;
+  const std::string c = err(2, 65536 + 4);
+  EXPECT_NE(c.find("not a positive multiple of 4 B x chunks ("), std::string::npos) << c;
+  const std::string two = read(kRoot + "/tests/cli/fixtures/schedules/allreduce-2.yaml");
+  const std::string n = yaml_error(replace(two, "  ranks: 2\n", "  ranks: 3\n"));
+  EXPECT_NE(n.find("ranks is 3 but the schedule lists 2 ranks"), std::string::npos) << n;
+}
+
 // yaml-cpp keeps the first of two equal keys: a duplicate used to be dropped silently.
 TEST(ScheduleLimits, YamlDuplicateKeysAreRejected) {
   const std::string two = read(kRoot + "/tests/cli/fixtures/schedules/allreduce-2.yaml");
