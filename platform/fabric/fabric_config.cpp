@@ -562,6 +562,9 @@ FabricRunConfig parse_fabric(config::Section root) {
     root.mark_used("links");
   }
   const int rank = assign_ranks(F);
+  if (F.generator == "explicit" && F.accelerators() < 2)
+    root.fail("nodes", fmt::format("the fabric lists {} accelerator{}; a collective needs at least 2",
+                                   F.accelerators(), F.accelerators() == 1 ? "" : "s"));
   link_overrides(root, F);
   // defaults.link.rifl configures the fabric's RIFL links: with none it would configure nothing.
   if (dl.has("rifl") && std::none_of(F.links.begin(), F.links.end(), [](const LinkSpec& l) {

@@ -422,6 +422,13 @@ t_dangling() {
   expect_bad_input "$RES/dangling" "dangling.yaml:12:" "links[2].b" "dangling reference"
 }
 
+t_one_accelerator() {
+  # one accelerator left (the others made switches): named at nodes, with its line
+  write_tiny one.yaml 's/{id: acc1, kind: accelerator}/{id: acc1, kind: ualink-switch}/; s/{id: acc2, kind: accelerator}/{id: acc2, kind: ualink-switch}/'
+  fs run "$FX/one.yaml" --out "$RES/one"
+  expect_bad_input "$RES/one" "one.yaml:5:" "'nodes'" "lists 1 accelerator; a collective needs at least 2"
+}
+
 t_duplicate_id() {
   write_tiny dup.yaml 's/id: acc1,/id: acc0,/'
   fs run "$FX/dup.yaml" --out "$RES/dup"
@@ -915,6 +922,7 @@ check "bad value containing a newline still gives exactly one stderr line" t_mul
 check "valid explicit fabric runs; check prints a summary and writes DOT" t_tiny_ok
 check "global address map: check prints it; overlap / misalignment / unbound tlm-initiator are exit 2" t_address_map
 check "explicit fabric, dangling link endpoint: exit 2, file:line, links[2].b" t_dangling
+check "explicit fabric with one accelerator: exit 2 at nodes, file:line" t_one_accelerator
 check "explicit fabric, duplicate node id: exit 2, file:line, nodes[1].id" t_duplicate_id
 check "explicit fabric, port used twice: exit 2, file:line, links[2]" t_port_twice
 check "explicit fabric, unreachable ranks: exit 2, names them" t_unreachable
