@@ -371,3 +371,69 @@ TEST(RingQueue, OrderAcrossGrowthWrapCopyAndMove) {
   EXPECT_EQ(copy.size(), moved.size());
   EXPECT_EQ(copy.back(), next_in - 1);
 }
+
+// InlineRingQueue: FIFO order while inline, across the spill to the heap
+// buffer (and its growth) and back to the inline slots once empty; the
+// inline slots hold the head of a short queue (the address is inside the
+// object); copies and moves keep the order in either state.
+TEST(InlineRingQueue, OrderAcrossSpillReturnCopyAndMove) {
+  using Q = fabricsim::link::InlineRingQueue<std::uint64_t, 4>;
+  Q q;
+  const auto inside = [](const Q& x) {
+    const char* a = reinterpret_cast<const char*>(x.head_address());
+    const char* o = reinterpret_cast<const char*>(&x);
+    return a >= o && a < o + sizeof(Q);
+  };
+  std::uint64_t next_in = 0, next_out = 0;
+  for (int round = 0; round < 30; ++round) {  // wraps inside the 4 slots
+    for (int i = 0; i < 3; ++i) q.push_back(next_in++);
+    ASSERT_TRUE(q.is_inline());
+    ASSERT_TRUE(inside(q));
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_EQ(q.front(), next_out++);
+      q.pop_front();
+    }
+  }
+  for (int i = 0; i < 40; ++i) q.push_back(next_in++);  // spills: 8, 16, 32, 64
+  EXPECT_FALSE(q.is_inline());
+  EXPECT_FALSE(inside(q));
+  ASSERT_EQ(q.size(), 40u);
+  EXPECT_EQ(q.back(), next_in - 1);
+  for (std::size_t i = 0; i < q.size(); ++i) ASSERT_EQ(q.at(i), next_out + i);
+  Q copy(q);
+  ASSERT_EQ(copy.size(), 40u);
+  for (std::size_t i = 0; i < copy.size(); ++i) ASSERT_EQ(copy.at(i), next_out + i);
+  while (!q.empty()) {
+    ASSERT_EQ(q.front(), next_out++);
+    q.pop_front();
+  }
+  EXPECT_TRUE(q.is_inline());  // empty: back inline
+  for (int i = 0; i < 9; ++i) q.push_back(next_in++);  // spills again into the kept buffer
+  EXPECT_FALSE(q.is_inline());
+  for (int i = 0; i < 9; ++i) {
+    ASSERT_EQ(q.front(), next_out++);
+    q.pop_front();
+  }
+  q.push_back(7);
+  q.push_back(8);
+  Q moved(std::move(q));  // inline state: the elements move into the new object
+  EXPECT_TRUE(q.empty());  // NOLINT(bugprone-use-after-move): documented state
+  ASSERT_EQ(moved.size(), 2u);
+  EXPECT_TRUE(inside(moved));
+  EXPECT_EQ(moved.front(), 7u);
+  EXPECT_EQ(moved.back(), 8u);
+  Q moved2(std::move(copy));  // spilled state
+  ASSERT_EQ(moved2.size(), 40u);
+  EXPECT_EQ(moved2.front(), 90u);  // 30 rounds of 3 before the copy
+  q = moved2;
+  ASSERT_EQ(q.size(), 40u);
+  EXPECT_EQ(q.at(39), moved2.at(39));
+  Q r;
+  r.reserve(16);  // allocates the spill buffer, stays inline
+  EXPECT_TRUE(r.is_inline());
+  for (int i = 0; i < 16; ++i) r.push_back(static_cast<std::uint64_t>(i));
+  for (int i = 0; i < 16; ++i) {
+    ASSERT_EQ(r.front(), static_cast<std::uint64_t>(i));
+    r.pop_front();
+  }
+}

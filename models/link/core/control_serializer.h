@@ -34,7 +34,7 @@ class ControlSerializer {
   /// Schedule a cumulative ACK generated at `now`.
   void send_ack(ps_t now, std::uint64_t cum) {
     const ps_t ready = now + base_;
-    if (coalesce_ && !q_.empty() && q_.back().kind == ControlFlit::Kind::ack && q_.back().start > ready) {
+    if (coalesce_ && !q_.empty() && !q_.back().is_request() && q_.back().arrival - prop_ - ser_ > ready) {
       q_.back().seq = cum;
       ++coalesced_;
       return;
@@ -51,9 +51,15 @@ class ControlSerializer {
   bool empty() const { return q_.empty(); }
   ps_t next_arrival() const { return q_.empty() ? kNever : q_.front().arrival; }
   ControlFlit pop() {
-    ControlFlit f = q_.front();
+    const Slot q = q_.front();
     q_.pop_front();
-    if (f.kind == ControlFlit::Kind::replay_request) --requests_queued_;
+    ControlFlit f;
+    f.kind = q.is_request() ? ControlFlit::Kind::replay_request : ControlFlit::Kind::ack;
+    f.seq = q.seq;
+    f.request_id = q.id_kind >> 1;
+    f.arrival = q.arrival;
+    f.start = q.arrival - prop_ - ser_;
+    if (q.is_request()) --requests_queued_;
     return f;
   }
   /// Replay-request copies queued or in flight.
@@ -71,11 +77,23 @@ class ControlSerializer {
     f.start = ready > free_ ? ready : free_;
     free_ = f.start + ser_;
     f.arrival = free_ + prop_;
-    q_.push_back(f);
+    // The start is not stored: it is arrival - propagation - serialization.
+    q_.push_back({f.seq, f.arrival, f.request_id << 1 | (f.kind == ControlFlit::Kind::replay_request ? 1u : 0u)});
     ++sent_;
   }
-  // What every event reads (the queue's head, the request count) first.
-  RingQueue<ControlFlit> q_;
+  // A queued control flit in 24 bytes (kind in the low bit of the id).
+  struct Slot {
+    std::uint64_t seq;
+    ps_t arrival;
+    std::uint64_t id_kind;  // request_id << 1 | (replay request ? 1 : 0)
+    bool is_request() const { return (id_kind & 1u) != 0; }
+  };
+  // What every event reads (the queue's head, the request count) first. The
+  // first kInlineFlits control flits in flight live inside the serializer
+  // (in the 1,024-accelerator pod at most 8 are in flight on nearly every
+  // ACK), so the head of a short queue is in the link direction's own lines.
+  static constexpr std::uint32_t kInlineFlits = 4;
+  InlineRingQueue<Slot, kInlineFlits> q_;
   std::size_t requests_queued_ = 0;
   ps_t free_ = 0;
   ps_t base_, ser_, prop_;

@@ -160,8 +160,9 @@ class LinkEngine {
   void step() { process_next(); }
 
   /// Allocate the queues' buffers now (16 slots each, the size they get on
-  /// first use), e.g. so that the engines of a fabric and their buffers lie
-  /// together in memory. Changes no result.
+  /// first use; for the queues with inline slots, the buffer they spill to),
+  /// e.g. so that the engines of a fabric and their buffers lie together in
+  /// memory. Changes no result.
   void reserve_queues() {
     ctrl_.reserve(16);
     rx_pipe_.reserve(16);
@@ -347,10 +348,15 @@ class LinkEngine {
   // Layout: a fabric steps tens of thousands of engines in global time order,
   // so nearly every event finds its engine out of the L1 cache and pays one
   // miss per cache line it touches. What every event reads or writes comes
-  // first and packed (the scalars, TxReplay, the queues' 24-byte headers,
-  // the semantics flags copied out of the configuration, the profiles, the
-  // per-event counters); the configuration, rarely used state and the
-  // statistics record come after it.
+  // first and packed (the scalars, TxReplay, the queues, the semantics
+  // flags copied out of the configuration, the profiles, the per-event
+  // counters); the configuration, rarely used state and the statistics
+  // record come after it. The three queues nearly every event reads the head
+  // of (control flits, decode pipe, arrivals) keep their first slots inside
+  // the engine, sized to what they hold in the 1,024-accelerator pod, so a
+  // short queue's head is in these lines (reached by prefetch_state()) and
+  // not in a separately allocated buffer; the transmit queue and the credit
+  // returns keep 24-byte headers and heap buffers.
   ps_t now_ = 0;
   std::uint64_t arrived_ = 0;
   TxReplay tx_;
@@ -360,9 +366,9 @@ class LinkEngine {
   bool lazy_quiet_ = false;
   bool replay_active_ = false;
   bool ser_busy_ = false;
-  ControlSerializer ctrl_;
-  RingQueue<InFlight> rx_pipe_;
-  RingQueue<ps_t> pending_;  // offered, not yet arrived
+  ControlSerializer ctrl_;                // its first 4 control flits inline
+  InlineRingQueue<InFlight, 4> rx_pipe_;  // decode pipe: first 4 slots inline
+  InlineRingQueue<ps_t, 4> pending_;      // offered, not yet arrived: first 4 inline
   RingQueue<QueueItem> txq_;
   RingQueue<ps_t> credit_returns_;
   InOrderReceiver rx_;
