@@ -551,6 +551,21 @@ CLI::App* add_bench_command(CLI::App& app, cli::BenchArgs& ba) {
   return bench;
 }
 
+// `mpirun -np K fabricsim run` would run the same simulation K times, each
+// rank writing the same output folder. Only a sweep spreads work over MPI
+// ranks; a point a sweep starts (it inherits the MPI environment of its
+// worker rank) carries sim::kSweepPointEnv and is not refused.
+// Errors: config::ConfigError (exit 2) under an MPI launch of K > 1 ranks.
+void refuse_parallel_launch(const char* command) {
+  const int k = sim::mpi_launch_size();
+  if (k <= 1 || std::getenv(sim::kSweepPointEnv)) return;
+  throw config::ConfigError(fmt::format(
+      "`fabricsim {}` is one simulation, but mpirun started it on {} ranks (each would run it and write the "
+      "same output); run it without mpirun, or spread a study's points with `mpirun -np K fabricsim sweep "
+      "STUDY.yaml`",
+      command, k));
+}
+
 int cmd_sweep(const SweepArgs& sa, const char* argv0) {
   const sim::Study st = sim::load_study(sa.study_file);
   sim::SweepOptions o;
@@ -629,6 +644,7 @@ int sc_main(int argc, char* argv[]) {
   }
 
   try {
+    if (!*sweep) refuse_parallel_launch(*run ? "run" : *bench ? "bench" : "check");
     if (*run) {
       if (ra.fabric.empty()) ra.fabric = resolve_default(kDefaultFabric);
       return cmd_run(ra);
@@ -637,8 +653,9 @@ int sc_main(int argc, char* argv[]) {
     if (*bench) return cmd_bench(ba, argv[0]);
     if (*check) return cmd_check(ca);
   } catch (const config::ConfigError& e) {
-    // Under mpirun every rank of a sweep loads the study: rank 0 alone says what is wrong.
-    if (!(*sweep && sim::mpi_secondary_rank())) std::cerr << "error: " << e.what() << "\n";
+    // Under mpirun every rank loads the study (or refuses a run): rank 0 alone says what is wrong.
+    if (!sim::mpi_secondary_rank() || (!*sweep && std::getenv(sim::kSweepPointEnv)))
+      std::cerr << "error: " << e.what() << "\n";
     remove_created_empty_dirs();
     return 2;
   } catch (const fabric::FabricError& e) {

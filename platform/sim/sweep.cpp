@@ -959,6 +959,7 @@ int finish_sweep(const Study& st, const std::vector<Point>& points, const SweepO
 
 int run_sweep(const Study& st, const SweepOptions& opt) {
   const fs::path out(opt.out_dir);
+  ::setenv(kSweepPointEnv, "1", 1);  // the points' runs inherit it (see kSweepPointEnv)
   [[maybe_unused]] int rank = 0, size = 1;
 #ifdef FABRICSIM_MPI
   std::unique_ptr<MpiSession> mpi;

@@ -72,6 +72,10 @@ bool mpi_available();
 int mpi_launch_size();
 /// Whether this process is an MPI rank other than 0 (it then prints no errors, rank 0 does).
 bool mpi_secondary_rank();
+/// Environment variable a sweep sets for the `fabricsim run` of each point it
+/// starts, so that a point run by an MPI worker rank (which inherits the
+/// rank's MPI environment) is not taken for a `run` launched by mpirun.
+inline constexpr const char* kSweepPointEnv = "FABRICSIM_SWEEP_POINT";
 
 /// Run every point not already done, then write results.csv and summary.json
 /// atomically. Resume rule (docs/user-guide.md): a point's result.json is

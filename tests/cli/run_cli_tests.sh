@@ -846,10 +846,19 @@ t_interrupt_run() {
 t_mpi_sweep() {
   local out="$RES/mpi"
   # A point's `fabricsim run` started by a worker rank inherits the MPI
-  # environment and must still explain bad input in its run.log.
-  (cd "$WORK" && OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=3 exec "$BIN" run "$TOPO" --set link.bogus=1 --out "$RES/mpi-bad") >"$OUT" 2>"$ERR"
+  # environment (and the sweep's marker) and must still explain bad input in
+  # its run.log.
+  (cd "$WORK" && OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=3 FABRICSIM_SWEEP_POINT=1 exec "$BIN" run "$TOPO" --set link.bogus=1 --out "$RES/mpi-bad") >"$OUT" 2>"$ERR"
   rc=$?
   expect_bad_input "$RES/mpi-bad" "--set link.bogus"
+  # `mpirun -np 3 fabricsim run` itself would run one simulation three
+  # times: rank 0 refuses it (exit 2, nothing written), the others silently.
+  (cd "$WORK" && OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=3 exec "$BIN" run "$TOPO" --out "$RES/mpi-run") >"$OUT" 2>"$ERR"
+  rc=$?
+  expect_bad_input "$RES/mpi-run" "mpirun started it on 3 ranks" "fabricsim sweep"
+  (cd "$WORK" && OMPI_COMM_WORLD_RANK=2 OMPI_COMM_WORLD_SIZE=3 exec "$BIN" run "$TOPO" --out "$RES/mpi-run") >"$OUT" 2>"$ERR"
+  rc=$?
+  [[ $rc -eq 2 && ! -s $ERR && ! -e $RES/mpi-run ]] || { note "rank 2 of a run under mpirun: exit $rc, stderr $(wc -c <"$ERR") bytes"; show_output; }
   if ! command -v mpirun >/dev/null; then echo "# skip: mpirun not installed"; return; fi
   [[ -s $SW2/results.csv ]] || { note "no local sweep in $SW2"; return; }
   # Under the sanitizer build, OpenMPI's own start-up allocations (MCA
