@@ -197,6 +197,20 @@ void reject_axis_keys(config::Section& sec, const std::string& key, const std::v
       sec.fail(key, fmt::format("'{}' would set {}, which the study's policies decide for every point; "
                                 "use policies: [...]",
                                 k, policy_key));
+    // A scalar on a map that holds the policy key (defaults.link.policy:
+    // preface) would leave the policy's own key nowhere to go.
+    if (!policy_key.empty() && policy_key.compare(0, k.size() + 1, k + ".") == 0) {
+      bool map_value = false;
+      try {
+        map_value = YAML::Load(a.substr(a.find('=') + 1)).IsMap();
+      } catch (const YAML::Exception&) {
+      }
+      if (!map_value)
+        sec.fail(key, fmt::format("'{}' would replace the map that holds {}, which the study's policies decide for "
+                                  "every point; use policies: [...] (and set the map's other keys one by one, "
+                                  "e.g. {}.KEY)",
+                                  k, policy_key, k));
+    }
   }
 }
 
@@ -340,14 +354,20 @@ std::vector<StudyVariant> expand_grid(std::vector<StudyVariant> expanded, const 
 
 // Validate the fabric under every variant and policy before anything runs.
 // A grid value is applied under the study file's line of that value
-// (`grid_lines`), so that an error in it names "STUDY:LINE: study.grid".
-void validate_points(const Study& st, const std::string& path, const std::map<std::string, int>& grid_lines) {
+// (`grid_lines`), so that an error in it names "STUDY:LINE: study.grid";
+// a study.set entry likewise under its line (`set_lines`).
+void validate_points(const Study& st, const std::string& path, const std::map<std::string, int>& grid_lines,
+                     const std::map<std::string, int>& set_lines) {
   for (const auto& v : st.variants) {
     const RunKind& vk = variant_kind(st, v);
     for (const auto& p : variant_policies(st, v)) {
       try {
         const auto fdoc = std::make_shared<config::Document>(config::load_document(variant_fabric(st, v)));
-        config::apply_overrides(*fdoc, st.common);
+        for (const auto& asg : st.common) {
+          const auto line = set_lines.find(asg);
+          config::apply_overrides(*fdoc, {asg},
+                                  line == set_lines.end() ? "" : fmt::format("{}:{}: study.set", path, line->second));
+        }
         for (const auto& asg : v.assignments) {
           const auto line = grid_lines.find(asg);
           config::apply_overrides(*fdoc, {asg},
@@ -375,6 +395,12 @@ Study load_study(const std::string& path) {
   const RunKind& kind = run_kind(st.fabric_kind);
   study_policies_and_seeds(s, kind, st);
   st.common = s.assignments("set");
+  std::map<std::string, int> set_lines;  // "key.path=value" -> its line in the study file
+  if (const YAML::Node sn = doc->root["study"]["set"]; sn && sn.IsMap())
+    for (auto it = sn.begin(); it != sn.end(); ++it)
+      for (const auto& a : st.common)
+        if (a.compare(0, it->first.Scalar().size() + 1, it->first.Scalar() + "=") == 0)
+          set_lines.emplace(a, it->first.Mark().line + 1);
   study_columns(s, kind, st);
   reject_axis_keys(s, "set", st.common, kind.policy_key);
   std::vector<config::Section> sections;
@@ -389,7 +415,7 @@ Study load_study(const std::string& path) {
   s.finish();
   root.finish();
   st.variants = expand_grid(declared, grid);
-  validate_points(st, path, grid_lines);
+  validate_points(st, path, grid_lines, set_lines);
   return st;
 }
 

@@ -687,6 +687,34 @@ YAML
   expect_bad_input "$RES/sseed" "$s:" "study.set" "run.seed" "seeds"
 }
 
+# A bad value in a study's set names the study file's line of that entry;
+# a scalar over the map holding the policy key is refused up front.
+t_study_set_lines() {
+  local s="$FX/study-setline.yaml"
+  cat >"$s" <<YAML
+study:
+  name: cli-study-setline
+  fabric: $TOPO
+  policies: [preface]
+  seeds: {first: 1, count: 1}
+  set:
+    traffic.flits: 500
+    link.propagation: 5parsecs
+YAML
+  fs sweep "$s" --out "$RES/ssetline"
+  expect_bad_input "$RES/ssetline" "$s:8: study.set: key 'link.propagation'" "parsecs"
+  cat >"$s" <<YAML
+study:
+  name: cli-study-setline
+  fabric: $TOPO
+  seeds: {first: 1, count: 1}
+  grid:
+    link.policy: [preface, fixed-strong]
+YAML
+  fs sweep "$s" --out "$RES/ssetline"
+  expect_bad_input "$RES/ssetline" "$s:6:" "study.grid" "'link.policy' would replace the map that holds link.policy.name" "policies: [...]"
+}
+
 t_set_list_element() {
   write_tiny lst.yaml
   fs check "$FX/lst.yaml" --set 'links[2].b=sw9.2' --dot "$RES/lst.dot"
@@ -1232,6 +1260,7 @@ check "check --dot DIR writes DIR/NAME.dot and leaves no DIR.tmp; an unwritable 
 check "run --set k=v FABRIC.yaml: the fabric is not taken as another --set" t_set_before_fabric
 check "--seed / --policy together with a --set of the same key: exit 2" t_seed_policy_conflicts
 check "a study's set of run.seed: exit 2 pointing to seeds" t_study_sets_seed
+check "a bad value in a study's set names its line; a scalar over the policy's map is refused" t_study_set_lines
 check "--set addresses list items as links[2].b" t_set_list_element
 # A device as an input file is an error, not an endless read.
 t_device_inputs() {
