@@ -415,7 +415,7 @@ std::vector<std::string> Section::strings(const std::string& key, const std::vec
   return out;
 }
 
-std::vector<std::string> Section::assignments(const std::string& key) {
+std::vector<std::string> Section::assignments(const std::string& key, std::vector<int>* lines) {
   YAML::Node n = get(key);
   std::vector<std::string> out;
   if (absent(n)) return out;
@@ -430,6 +430,7 @@ std::vector<std::string> Section::assignments(const std::string& key) {
       v = e.c_str();
     }
     out.push_back(it->first.Scalar() + "=" + v);
+    if (lines) lines->push_back(it->first.Mark().line + 1);
   }
   return out;
 }

@@ -268,7 +268,7 @@ std::vector<StudyVariant> declared_variants(config::Section& s, const std::strin
     if (!names.insert(sv.name).second) v.fail("name", fmt::format("variant '{}' is listed twice", sv.name));
     v.string("description", "");
     const RunKind& vkind = variant_fabric_and_policies(v, path, kind, st, sv);
-    sv.assignments = v.assignments("set");
+    sv.assignments = v.assignments("set", &sv.assignment_lines);
     reject_axis_keys(v, "set", sv.assignments, vkind.policy_key);
     sv.seeds = read_seeds(v, "seeds", false);
     if (v.has("metrics")) {
@@ -355,23 +355,27 @@ std::vector<StudyVariant> expand_grid(std::vector<StudyVariant> expanded, const 
 // Validate the fabric under every variant and policy before anything runs.
 // A grid value is applied under the study file's line of that value
 // (`grid_lines`), so that an error in it names "STUDY:LINE: study.grid";
-// a study.set entry likewise under its line (`set_lines`).
-void validate_points(const Study& st, const std::string& path, const std::map<std::string, int>& grid_lines,
-                     const std::map<std::string, int>& set_lines) {
+// study.set and a variant's set entries likewise under their lines.
+void validate_points(const Study& st, const std::string& path, const std::map<std::string, int>& grid_lines) {
   for (const auto& v : st.variants) {
     const RunKind& vk = variant_kind(st, v);
     for (const auto& p : variant_policies(st, v)) {
       try {
         const auto fdoc = std::make_shared<config::Document>(config::load_document(variant_fabric(st, v)));
-        for (const auto& asg : st.common) {
-          const auto line = set_lines.find(asg);
-          config::apply_overrides(*fdoc, {asg},
-                                  line == set_lines.end() ? "" : fmt::format("{}:{}: study.set", path, line->second));
-        }
-        for (const auto& asg : v.assignments) {
-          const auto line = grid_lines.find(asg);
-          config::apply_overrides(*fdoc, {asg},
-                                  line == grid_lines.end() ? "" : fmt::format("{}:{}: study.grid", path, line->second));
+        for (std::size_t i = 0; i < st.common.size(); ++i)
+          config::apply_overrides(*fdoc, {st.common[i]},
+                                  i < st.common_lines.size()
+                                      ? fmt::format("{}:{}: study.set", path, st.common_lines[i])
+                                      : std::string());
+        for (std::size_t i = 0; i < v.assignments.size(); ++i) {
+          const std::string& asg = v.assignments[i];
+          std::string who;
+          if (i < v.assignment_lines.size()) {
+            who = fmt::format("{}:{}: study.variants[{}].set", path, v.assignment_lines[i], v.name);
+          } else if (const auto line = grid_lines.find(asg); line != grid_lines.end()) {
+            who = fmt::format("{}:{}: study.grid", path, line->second);
+          }
+          config::apply_overrides(*fdoc, {asg}, who);
         }
         if (vk.has_policy()) config::apply_overrides(*fdoc, {vk.policy_key + "=" + p});
         vk.parse(fdoc);
@@ -394,13 +398,7 @@ Study load_study(const std::string& path) {
   study_name_and_fabric(s, path, st);
   const RunKind& kind = run_kind(st.fabric_kind);
   study_policies_and_seeds(s, kind, st);
-  st.common = s.assignments("set");
-  std::map<std::string, int> set_lines;  // "key.path=value" -> its line in the study file
-  if (const YAML::Node sn = doc->root["study"]["set"]; sn && sn.IsMap())
-    for (auto it = sn.begin(); it != sn.end(); ++it)
-      for (const auto& a : st.common)
-        if (a.compare(0, it->first.Scalar().size() + 1, it->first.Scalar() + "=") == 0)
-          set_lines.emplace(a, it->first.Mark().line + 1);
+  st.common = s.assignments("set", &st.common_lines);
   study_columns(s, kind, st);
   reject_axis_keys(s, "set", st.common, kind.policy_key);
   std::vector<config::Section> sections;
@@ -415,7 +413,7 @@ Study load_study(const std::string& path) {
   s.finish();
   root.finish();
   st.variants = expand_grid(declared, grid);
-  validate_points(st, path, grid_lines, set_lines);
+  validate_points(st, path, grid_lines);
   return st;
 }
 

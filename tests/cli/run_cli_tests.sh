@@ -713,6 +713,22 @@ study:
 YAML
   fs sweep "$s" --out "$RES/ssetline"
   expect_bad_input "$RES/ssetline" "$s:6:" "study.grid" "'link.policy' would replace the map that holds link.policy.name" "policies: [...]"
+  cat >"$s" <<YAML
+study:
+  name: cli-study-setline
+  fabric: $TOPO
+  policies: [preface]
+  seeds: {first: 1, count: 1}
+  variants:
+    - name: near
+      set: {traffic.flits: 500}
+    - name: far
+      set:
+        traffic.flits: 500
+        link.propagation: -3ns
+YAML
+  fs sweep "$s" --out "$RES/ssetline"
+  expect_bad_input "$RES/ssetline" "$s:12: study.variants[far].set: key 'link.propagation'"
 }
 
 t_set_list_element() {
