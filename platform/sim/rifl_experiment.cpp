@@ -70,6 +70,44 @@ bool error_free_slots(const rifl::RiflConfig& c, const rifl::RiflLink& link, std
   return true;
 }
 
+// Out-of-order acceptances at an isolated frame failure: a scripted copy of
+// the link (same lanes, buffer, delays and traffic; error sources off) with
+// kProbeFailures single-bit errors in fresh data frames of lane 0 A->B, each
+// kProbeSpacing(B, H) slots after the last (far past a recovery's 3B + 4H
+// slots, so each is isolated, and at counter phases spread over 0..4095),
+// counts the data frames its receivers get while expecting another counter
+// (RiflLink::count_mismatched_frames). Used where the run itself saw too few
+// recoveries to measure its own exposure.
+constexpr std::uint64_t kProbeFailures = 32;
+struct IsolatedExposure {
+  std::vector<std::uint64_t> h[2];  // mismatched frames by needed syndrome, A->B and B->A
+  std::uint64_t failures = 0;       // scripted errors that hit a data frame
+  bool ok = false;
+};
+IsolatedExposure isolated_failure_probe(const rifl::RiflConfig& c, const rifl::RiflDerived& d) {
+  IsolatedExposure x;
+  const std::uint64_t spacing = 4ULL * (3ULL * d.buffer + 4ULL * d.delay_slots) + 4099;
+  rifl::RiflConfig pc = c;
+  pc.ber_ab = pc.ber_ba = 0;
+  pc.deadline_slots = 0;
+  // saturating through the last failure's recovery: every lane busy for
+  // (kProbeFailures + 2) x spacing slots
+  pc.bytes_per_direction = (kProbeFailures + 2) * spacing * c.lanes * d.payload_bytes;
+  rifl::RiflLink probe(pc);
+  rifl::RiflLink::Script sc;
+  for (std::uint64_t k = 1; k <= kProbeFailures; ++k) sc.slots.push_back(k * spacing);
+  sc.flips = [&x](std::uint32_t lane, int dir, std::uint64_t, rifl::FrameKind kind) {
+    if (lane != 0 || dir != 0 || kind != rifl::FrameKind::data_valid) return std::vector<std::uint16_t>{};
+    ++x.failures;
+    return std::vector<std::uint16_t>{100};  // a payload bit
+  };
+  probe.set_script(std::move(sc));
+  probe.count_mismatched_frames();
+  x.ok = probe.run() == rifl::RiflLink::Status::done && x.failures > 0;
+  for (int i = 0; i < 2; ++i) x.h[i] = probe.mismatched_frames(i);
+  return x;
+}
+
 // The figures of one run (rifl.md): bandwidth ratio against the error-free
 // run, goodput per direction, latencies, undetected errors and MTBF.
 struct RiflFigures {
@@ -77,6 +115,13 @@ struct RiflFigures {
   double mean = 0, p99 = 0, p999 = 0;  // latency, ns
   double ber_mean = 0, p_ud = 0, mtbf_years = 0, analytic = 0, mean_payload = 0;
   double ud_truncation_bound = 0;
+  // Out-of-order acceptances (replayed or in-flight frames whose error
+  // pattern has the syndrome of their counter's XOR with the expected one).
+  double misordered_expected = 0;  // sum over the run's mismatched frames of P(that syndrome)
+  std::uint64_t misordered_observed = 0;
+  double misordered_per_s = 0, crc_pass_per_s = 0;
+  std::string misordered_estimator;             // "run" | "isolated-failure probe" | ""
+  double per_failure_ab = NAN, per_failure_ba = NAN;  // probe: expected acceptances per failure
   std::uint32_t crc_min_distance = 0;
   std::uint64_t retx = 0, undetected = 0;
 };
@@ -107,7 +152,42 @@ RiflFigures rifl_figures(const rifl::RiflConfig& c, const rifl::RiflLink& link, 
   const double frames_per_s = c.lanes * 2.0 * c.lane_rate_bps / c.frame_bits;
   f.ber_mean = 0.5 * (c.ber_ab + c.ber_ba);
   f.p_ud = ud.probability(f.ber_mean);
-  f.mtbf_years = f.p_ud > 0 ? 1.0 / (f.p_ud * frames_per_s) / kSecondsPerYear : INFINITY;
+  f.crc_pass_per_s = f.p_ud * frames_per_s;
+  // The other kind: a data frame reaching a receiver that expects another
+  // counter passes iff its error pattern's syndrome is the XOR of the two
+  // counters (rifl::SyndromeDistribution). Rate: the run's own expected count
+  // over its simulated time once at least kRunFailures of its frames were hit;
+  // below that (recoveries isolated and too few to measure), the failure
+  // rate (frame slots per second x lanes x frame error probability, per
+  // direction) times the expected acceptances per isolated failure from a
+  // scripted probe of the same link.
+  constexpr std::uint64_t kRunFailures = 100;
+  const double ber_ba = c.errors_ba ? c.ber_ba : 0.0;
+  const std::uint64_t failures = link.stats(0).hit_frames + link.stats(1).hit_frames;
+  f.misordered_observed = link.stats(0).undetected_misordered + link.stats(1).undetected_misordered;
+  if (raw_ber_estimates(c) && !link.mismatched_frames(0).empty()) {
+    const rifl::SyndromeDistribution p_ab(c.frame_bits, c.ber_ab), p_ba(c.frame_bits, ber_ba);
+    f.misordered_expected = p_ab.expected(link.mismatched_frames(0)) + p_ba.expected(link.mismatched_frames(1));
+    if (failures >= kRunFailures && f.span_ns > 0) {
+      f.misordered_estimator = "run";
+      f.misordered_per_s = f.misordered_expected / (f.span_ns * 1e-9);
+    } else if (c.ber_ab > 0 || ber_ba > 0) {
+      const IsolatedExposure x = isolated_failure_probe(c, d);
+      if (x.ok) {
+        f.misordered_estimator = "isolated-failure probe";
+        const double k = static_cast<double>(x.failures);
+        // a failure of B->A mirrors one of A->B: the replayed frames are B's
+        f.per_failure_ab = (p_ab.expected(x.h[0]) + p_ba.expected(x.h[1])) / k;
+        f.per_failure_ba = (p_ba.expected(x.h[0]) + p_ab.expected(x.h[1])) / k;
+        const double slots_per_s = 1e9 / d.slot_ns * c.lanes;
+        f.misordered_per_s =
+            slots_per_s * (rifl::frame_error_probability(c.ber_ab, c.frame_bits) * f.per_failure_ab +
+                           rifl::frame_error_probability(ber_ba, c.frame_bits) * f.per_failure_ba);
+      }
+    }
+  }
+  const double ud_rate = f.crc_pass_per_s + f.misordered_per_s;
+  f.mtbf_years = ud_rate > 0 ? 1.0 / ud_rate / kSecondsPerYear : INFINITY;
   f.analytic = rifl::analytic_bandwidth_ratio(c, d);
   if (!raw_ber_estimates(c)) {
     // Neither estimate covers the light FEC or the Gilbert-Elliott channel:
@@ -221,6 +301,17 @@ void result_json(const config::RiflExperimentConfig& cfg, const rifl::RiflLink& 
                   {"undetected_per_frame", f.p_ud},
                   {"undetected_truncation_bound", f.ud_truncation_bound},
                   {"crc_min_distance", f.crc_min_distance}};
+  if (!f.misordered_estimator.empty()) {
+    const auto fin = [](double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(); };
+    // The MTBF's two terms: corrupted frames that pass the CRC (weight
+    // distribution) and frames accepted out of order (syndrome distribution).
+    j["undetected"] = {{"crc_pass_per_s", f.crc_pass_per_s},
+                       {"misordered_per_s", f.misordered_per_s},
+                       {"misordered_estimator", f.misordered_estimator},
+                       {"misordered_expected_in_run", f.misordered_expected},
+                       {"misordered_observed_in_run", f.misordered_observed},
+                       {"misordered_per_failure", {fin(f.per_failure_ab), fin(f.per_failure_ba)}}};
+  }
   if (raw_ber_estimates(c)) {
     // The terms of the analytic bandwidth ratio (models/rifl/core/analytic.h).
     const rifl::AnalyticTerms t = rifl::analytic_terms(c, d);
@@ -268,6 +359,7 @@ RiflRunResult run_rifl_experiment(const config::RiflExperimentConfig& cfg, repor
   rifl::RiflLink link(c);
   const auto& d = link.derived();
   if (trace) trace_setup(trace, cfg, link);
+  if (raw_ber_estimates(c)) link.count_mismatched_frames();  // the MTBF's out-of-order term
   const bool show = progress;
   const auto st = link.run(show ? std::function<void(double)>(line) : std::function<void(double)>());
   if (show) std::fprintf(stderr, "\n");

@@ -107,6 +107,87 @@ TEST(RiflCrc12, WeightDistributionEvenOnlyAndMonteCarlo) {
   EXPECT_GT(undetected, 20u);
 }
 
+// The syndrome distribution: a probability distribution (header intact:
+// total (1 - ber)^4), its zero syndrome = the error-free frame plus the
+// weight distribution's P_ud, a single-error syndrome ~ ber at low BER, and
+// at a high BER the syndromes of real flipped frames (Monte Carlo).
+TEST(RiflCrc12, SyndromeDistributionMatchesWeightsAndMonteCarlo) {
+  for (std::uint32_t F : {128u, 256u}) {
+    for (double ber : {1e-9, 1e-4, 0.05}) {
+      const SyndromeDistribution sd(F, ber);
+      double total = 0;
+      for (std::uint32_t s = 0; s < 4096; ++s) total += sd.p(s);
+      EXPECT_NEAR(total, std::pow(1 - ber, 4), 1e-12) << F << " " << ber;
+      const UndetectedErrorModel m(F, 40);
+      EXPECT_NEAR(sd.p(0), std::pow(1 - ber, F) + m.probability(ber), 1e-13) << F << " " << ber;
+    }
+    // the last CRC bit alone: syndrome 1, probability ber (1 - ber)^(F - 1) + O(ber^3)
+    const SyndromeDistribution lo(F, 1e-9);
+    EXPECT_NEAR(lo.p(1), 1e-9, 1e-15);
+    std::vector<std::uint64_t> counts(4096, 0);
+    counts[1] = 1000;
+    counts[0] = 5;  // s = 0 is not a misordering: not summed
+    EXPECT_NEAR(lo.expected(counts), 1000 * lo.p(1), 1e-18);
+  }
+  const double ber = 0.05;
+  const std::uint32_t F = 128;
+  const SyndromeDistribution sd(F, ber);
+  const FrameCodec codec(F);
+  IndependentBitErrors errs(ber, F, 3, 1);
+  std::vector<std::uint16_t> pos;
+  std::vector<std::uint64_t> seen(4096, 0);
+  const std::uint64_t frames = 400000;
+  std::uint64_t header_hit = 0;
+  for (std::uint64_t t = 0; t < frames; ++t) {
+    const auto sent = codec.build(FrameKind::data_valid, 0, t * 7919);
+    if (errs.next_hit_slot() != t) {
+      ++seen[0];
+      continue;
+    }
+    errs.take(t, pos);
+    auto rx = sent;
+    for (auto p : pos) rx[p >> 6] ^= 1ULL << (63 - (p & 63));
+    const RxView v = codec.parse(rx, sent);
+    if (v.header != kHeaderData) {
+      ++header_hit;
+      continue;
+    }
+    ++seen[v.check];  // counter 0: the check is the syndrome
+  }
+  for (std::uint32_t s : {0u, 1u, 2u, 0x02Fu, 0x800u, 0x123u, 0xFFFu}) {
+    const double expect = sd.p(s) * frames;
+    EXPECT_NEAR(static_cast<double>(seen[s]), expect, 4.0 * std::sqrt(expect) + 1) << "syndrome " << s;
+  }
+  EXPECT_NEAR(static_cast<double>(header_hit), (1 - std::pow(1 - ber, 4)) * frames,
+              4.0 * std::sqrt(frames * (1 - std::pow(1 - ber, 4))));
+}
+
+// The expected number of frames accepted out of order, from the exposure the
+// link counts (mismatched frames by needed syndrome) and the syndrome
+// distribution, against the acceptances the simulation itself produces at a
+// BER where they are frequent (real flipped bits, the CRC decides).
+TEST(RiflLink, OutOfOrderAcceptancesMatchTheirExpectation) {
+  double expected = 0;
+  std::uint64_t observed = 0;
+  for (std::uint64_t seed : {1u, 2u}) {
+    RiflConfig c;
+    c.bytes_per_direction = 5'000'000;
+    c.ber_ab = c.ber_ba = 2e-5;
+    c.seed = seed;
+    RiflLink r(c);
+    r.count_mismatched_frames();
+    ASSERT_EQ(r.run(), RiflLink::Status::done) << r.diagnosis();
+    const SyndromeDistribution sd(c.frame_bits, 2e-5);
+    for (int d = 0; d < 2; ++d) {
+      expected += sd.expected(r.mismatched_frames(d));
+      observed += r.stats(d).undetected_misordered;
+      EXPECT_EQ(r.stats(d).undetected_misordered, r.stats(d).undetected_errors);  // no CRC miss at this BER
+    }
+  }
+  EXPECT_GT(expected, 10.0);
+  EXPECT_NEAR(static_cast<double>(observed), expected, 3.0 * std::sqrt(expected)) << "expected " << expected;
+}
+
 // The hit-frame fast path (syndrome table, payload kind from the error
 // pattern) gives what parse() gives on the built and flipped bits: every
 // frame size and kind, sparse and dense error patterns, header flips, and
@@ -703,6 +784,8 @@ void expect_same_run(const RiflConfig& c, const std::string& what) {
   RiflConfig cs = c;
   cs.skip_ahead = false;
   RiflLink fast(c), slow(cs);
+  fast.count_mismatched_frames();
+  slow.count_mismatched_frames();
   ASSERT_EQ(fast.run(), RiflLink::Status::done) << fast.diagnosis();
   ASSERT_EQ(slow.run(), RiflLink::Status::done) << slow.diagnosis();
   EXPECT_EQ(fast.slots(), slow.slots());
@@ -732,6 +815,8 @@ void expect_same_run(const RiflConfig& c, const std::string& what) {
     EXPECT_EQ(a.fc_pauses, b.fc_pauses);
     EXPECT_EQ(a.delivered_segments, b.delivered_segments);
     EXPECT_EQ(a.last_delivery_slot, b.last_delivery_slot);
+    // the exposure to out-of-order acceptance, frame by frame (windows counted in closed form)
+    EXPECT_EQ(fast.mismatched_frames(d), slow.mismatched_frames(d));
   }
   for (std::uint32_t l = 0; l < c.lanes; ++l)
     for (int side = 0; side < 2; ++side) EXPECT_EQ(fast.tx_state(l, side), slow.tx_state(l, side));

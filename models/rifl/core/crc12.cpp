@@ -25,6 +25,20 @@ struct Table {
   }
 };
 const Table kTable;
+
+// Syndrome x^d mod g of a single error d positions from the frame's end
+// (d < 12: a CRC bit), for the frame_bits - 4 payload + CRC positions.
+std::vector<std::uint16_t> position_syndromes(std::uint32_t n) {
+  std::vector<std::uint16_t> syn(n);
+  std::uint32_t r = 1;
+  for (std::uint32_t d = 0; d < n; ++d) {
+    syn[d] = static_cast<std::uint16_t>(r);
+    const std::uint32_t top = (r >> 11) & 1u;
+    r = (r << 1) & 0xFFFu;
+    if (top) r ^= kCrc12Poly;
+  }
+  return syn;
+}
 }  // namespace
 
 std::uint16_t crc12(const std::vector<std::uint64_t>& bits, std::size_t nbits) {
@@ -61,14 +75,7 @@ UndetectedErrorModel::UndetectedErrorModel(std::uint32_t frame_bits, std::uint32
   // bit at distance d from the end contributes x^d (d < 12); a payload bit at
   // distance d contributes x^d mod g.
   const std::uint32_t n = frame_bits - 4;
-  std::vector<std::uint16_t> syn(n);
-  std::uint32_t r = 1;
-  for (std::uint32_t d = 0; d < n; ++d) {
-    syn[d] = static_cast<std::uint16_t>(r);
-    const std::uint32_t top = (r >> 11) & 1u;
-    r = (r << 1) & 0xFFFu;
-    if (top) r ^= kCrc12Poly;
-  }
+  const std::vector<std::uint16_t> syn = position_syndromes(n);
   const std::uint32_t W = std::min(max_weight, n);
   // cnt[w][s]: number of w-subsets of the positions seen so far with syndrome s.
   std::vector<double> cnt(static_cast<std::size_t>(W + 1) * 4096, 0.0);
@@ -84,6 +91,28 @@ UndetectedErrorModel::UndetectedErrorModel(std::uint32_t frame_bits, std::uint32
   }
   a_.assign(W + 1, 0.0);
   for (std::uint32_t w = 1; w <= W; ++w) a_[w] = cnt[static_cast<std::size_t>(w) * 4096];
+}
+
+SyndromeDistribution::SyndromeDistribution(std::uint32_t frame_bits, double ber) : p_(4096, 0.0) {
+  if (frame_bits < 32) throw std::invalid_argument("frame must have at least 32 bits");
+  if (!(ber >= 0 && ber <= 0.5)) throw std::invalid_argument("BER must be in [0, 0.5]");
+  p_[0] = 1.0;
+  if (ber > 0) {
+    std::vector<double> next(4096);
+    for (const std::uint16_t h : position_syndromes(frame_bits - 4)) {
+      for (std::uint32_t s = 0; s < 4096; ++s) next[s] = (1 - ber) * p_[s] + ber * p_[s ^ h];
+      p_.swap(next);
+    }
+  }
+  const double header_intact = std::pow(1 - ber, 4);
+  for (auto& v : p_) v *= header_intact;
+}
+
+double SyndromeDistribution::expected(const std::vector<std::uint64_t>& counts) const {
+  double e = 0;
+  for (std::size_t s = 1; s < counts.size() && s < 4096; ++s)
+    if (counts[s]) e += static_cast<double>(counts[s]) * p_[s];
+  return e;
 }
 
 std::uint32_t UndetectedErrorModel::min_distance() const {

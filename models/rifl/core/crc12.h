@@ -55,4 +55,32 @@ class UndetectedErrorModel {
   std::vector<double> a_;
 };
 
+/// Distribution of the syndrome that independent bit errors leave in a data
+/// frame: P(s) = P(the 4 header bits are intact and the error pattern on the
+/// frame_bits - 4 payload + CRC bits has CRC syndrome s), s = 0..4095 (s = 0
+/// includes the error-free frame). Exact, by dynamic programming over the
+/// positions (P'(s) = (1 - ber) P(s) + ber P(s ^ h_i), h_i the syndrome of
+/// position i; convex combinations only, no cancellation).
+///
+/// Use: a data frame of counter c that reaches a receiver expecting counter
+/// e != c (a replayed, older frame; a frame in flight past a rolled-back
+/// counter) passes the check iff its error pattern's syndrome is (c ^ e) &
+/// 0xFFF (the CRC is XORed with the counter, rifl.md "Frames"): it is then
+/// accepted out of order, an undetected error the weight distribution above
+/// does not count. expected(counts) sums P over such frames.
+/// Errors: std::invalid_argument if frame_bits < 32 or ber outside [0, 0.5].
+class SyndromeDistribution {
+ public:
+  SyndromeDistribution(std::uint32_t frame_bits, double ber);
+  /// P(syndrome s, header intact); s < 4096.
+  double p(std::uint32_t s) const { return p_[s & 0xFFFu]; }
+  /// sum over s = 1..4095 of counts[s] x p(s): the expected number of frames
+  /// accepted out of order among counts[s] frames that each needed syndrome s
+  /// (counts has 4096 entries, or is empty: 0).
+  double expected(const std::vector<std::uint64_t>& counts) const;
+
+ private:
+  std::vector<double> p_;
+};
+
 }  // namespace fabricsim::rifl

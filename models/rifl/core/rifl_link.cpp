@@ -607,6 +607,8 @@ void RiflLink::step_slot() {
         }
         continue;
       }
+      if (mm_on_ && is_data(f.kind))
+        if (const std::uint32_t need = (f.counter ^ e.counter) & 0xFFFu) ++mm_[din][0][need];
       if (!legal) {
         ++S.out_of_sync;
         ++S.detected_errors;
@@ -913,6 +915,7 @@ void RiflLink::settle_window(Lane& L, std::uint64_t t) {
   const std::uint64_t t0 = L.win_since, n = std::min(t, L.win_end) - t0;
   L.win_end = 0;
   if (n == 0) return;
+  if (mm_on_) count_window_frames(L, t0, n);
   skipped_ += n;
   for (int x = 0; x < 2; ++x) {
     auto& e = L.e[x];
@@ -962,6 +965,81 @@ void RiflLink::settle_window(Lane& L, std::uint64_t t) {
     const std::uint32_t T = L.win_T[x];
     e.fl = unpack(n <= T + 1 ? L.win_fl[x][n] : L.win_fl[x][T + ((n - T) & 1u)]);
   }
+}
+
+// count_mismatched_frames() over the slots [t0, t0 + n) of lane L's window,
+// before settle_window applies them: each receiver keeps its counter through
+// the window and gets the D frames in flight at t0, then the far end's
+// pattern (buffered data frames, of consecutive counters from the head on, at
+// even rc while it replays).
+void RiflLink::count_window_frames(const Lane& L, std::uint64_t t0, std::uint64_t n) {
+  const std::uint32_t B = d_.buffer, D = L.D;
+  for (int x = 0; x < 2; ++x) {
+    const int y = 1 - x;
+    const auto& e = L.e[x];
+    const auto& far = L.e[y];
+    auto& h = mm_[y][0];
+    // A data frame in flight holds the window only against a rolled-back receiver.
+    const bool rolled = e.rx_error && e.counter + kRollback == e.threshold;
+    const std::uint64_t m = rolled ? std::min<std::uint64_t>(n, D) : 0;
+    for (std::uint64_t i = 0; i < m; ++i) {
+      const WireFrame& f = L.pipe[y][(t0 + i) % D];
+      if (is_data(f.kind))
+        if (const std::uint32_t need = (f.counter ^ e.counter) & 0xFFFu) ++h[need];
+    }
+    if (L.win_rep[y] && n > D) {
+      const std::uint32_t rc0 = far.rc, h0 = far.head;
+      const std::uint64_t len = n - D, even0 = (rc0 & 1u) ? 0 : 1;
+      const std::uint64_t dc = (len + even0) / 2;  // buffered frames sent, from the head on
+      if (dc == 0) continue;
+      const std::uint64_t c0 = far.buf[h0].counter;
+      if (dc <= B && far.buf[(h0 + dc - 1) % B].counter == c0 + dc - 1) {
+        count_counter_run(y, c0, dc, e.counter);
+      } else {
+        for (std::uint64_t i = 0; i < dc; ++i)
+          if (const std::uint32_t need = (far.buf[(h0 + i) % B].counter ^ e.counter) & 0xFFFu) ++h[need];
+      }
+    }
+  }
+}
+
+// Counters first .. first + n - 1 against `expected`: the needed syndromes
+// (c ^ expected) & 0xFFF of an aligned block of 2^k low-12-bit values form
+// the aligned block of 2^k syndromes (its index XOR expected >> k).
+void RiflLink::count_counter_run(int dir, std::uint64_t first, std::uint64_t n, std::uint64_t expected) {
+  auto& H = mm_[dir];
+  const std::uint32_t e = static_cast<std::uint32_t>(expected & 0xFFFu);
+  H[12][0] += n / 4096;  // whole cycles: every syndrome once
+  n %= 4096;
+  auto seg = [&](std::uint32_t a, std::uint32_t b) {  // [a, b) within 0..4096
+    while (a < b) {
+      std::uint32_t k = a ? static_cast<std::uint32_t>(__builtin_ctz(a)) : 12u;
+      while ((1u << k) > b - a) --k;
+      ++H[k][(a ^ e) >> k];
+      a += 1u << k;
+    }
+  };
+  const std::uint32_t lo = static_cast<std::uint32_t>(first & 0xFFFu);
+  if (lo + n <= 4096) {
+    seg(lo, static_cast<std::uint32_t>(lo + n));
+  } else {
+    seg(lo, 4096);
+    seg(0, static_cast<std::uint32_t>(lo + n - 4096));
+  }
+}
+
+void RiflLink::count_mismatched_frames() {
+  mm_on_ = true;
+  for (auto& d : mm_)
+    for (std::uint32_t k = 0; k < 13; ++k) d[k].assign(4096u >> k, 0);
+}
+
+std::vector<std::uint64_t> RiflLink::mismatched_frames(int dir) const {
+  if (!mm_on_) return {};
+  std::vector<std::uint64_t> h(4096, 0);
+  for (std::uint32_t s = 1; s < 4096; ++s)
+    for (std::uint32_t k = 0; k < 13; ++k) h[s] += mm_[dir][k][s >> k];
+  return h;
 }
 
 // Complete, at slot t, every packet whose last segment is below the frontier.

@@ -276,6 +276,19 @@ class RiflLink {
   }
   /// Transmitter state of lane `lane`, end `side` (0 = A, 1 = B).
   TxState tx_state(std::uint32_t lane, int side) const;
+  /// Count, from now on, every data frame that reaches an in-sync receiver
+  /// expecting another counter (replayed older frames, frames in flight past
+  /// a rolled-back counter), by the syndrome s = (frame counter ^ expected
+  /// counter) & 0xFFF its error pattern would need to pass the check
+  /// (s = 0, a counter 4096 apart, is not counted). With
+  /// SyndromeDistribution (crc12.h) this gives the expected number of frames
+  /// accepted out of order. Slot-stepped and skipped windows alike; the
+  /// counts do not depend on skip_ahead.
+  void count_mismatched_frames();
+  /// The counts of frames sent in direction `dir` (4096 entries indexed by
+  /// s, s = 0 always 0; empty unless count_mismatched_frames() was called).
+  /// Apply settle() first for counts exact at slots().
+  std::vector<std::uint64_t> mismatched_frames(int dir) const;
 
   // --- External traffic (RiflConfig::external) -----------------------------
   /// A packet that completed: its last frame was decoded and reordered in
@@ -318,6 +331,7 @@ class RiflLink {
   std::uint64_t fc_event_in_run(std::uint64_t n) const;
   void open_window(Lane& L, std::uint64_t t1);
   void settle_window(Lane& L, std::uint64_t t);
+  void count_window_frames(const Lane& L, std::uint64_t t0, std::uint64_t n);
   void complete_packets(int dir, std::uint64_t t0, std::uint64_t n);
   void check_flow_control();
   std::uint64_t next_disturbance() const;
@@ -343,6 +357,13 @@ class RiflLink {
   Script script_;
   std::size_t script_pos_ = 0;
   std::vector<std::uint16_t> flips_;
+  bool mm_on_ = false;
+  // count_mismatched_frames(), per direction: counts by needed syndrome in
+  // 13 dyadic levels (level k, entry y: +1 for each s in [y 2^k, (y+1) 2^k));
+  // level 0 takes single frames, a window's replayed run of consecutive
+  // counters takes O(log 4096) blocks.
+  std::vector<std::uint64_t> mm_[2][13];
+  void count_counter_run(int dir, std::uint64_t first, std::uint64_t n, std::uint64_t expected);
   bool delivered_now_[2] = {false, false};
   std::vector<std::uint64_t> jb_[2];  // per lane: segments delivered before a skipped run
   std::vector<PacketDone> done_;      // external mode: completions of the last advance()
