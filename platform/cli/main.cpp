@@ -224,12 +224,15 @@ std::string result_json(nlohmann::ordered_json j, const report::RunIdentity& id)
   return j.dump(2) + "\n";
 }
 
+// The line naming trace.json, printed after the run's own "wrote" line (cmd_run).
+std::string g_trace_line;
+
 void write_trace(const fs::path& out, report::TraceWriter& tw, bool quiet, const report::RunIdentity& id) {
   tw.set_run(id.json());
   write_atomic(out / "trace.json", tw.json());
   if (!quiet)
-    std::cout << fmt::format("  wrote {} ({} events{})\n", (out / "trace.json").string(), tw.events(),
-                             tw.dropped() ? fmt::format(", {} dropped past the cap", tw.dropped()) : "");
+    g_trace_line = fmt::format("  wrote {} ({} events{})\n", (out / "trace.json").string(), tw.events(),
+                               tw.dropped() ? fmt::format(", {} dropped past the cap", tw.dropped()) : "");
 }
 
 // Where `check` writes DOT: --dot FILE, else DIR/<name>.dot if --dot names an
@@ -430,13 +433,15 @@ int cmd_run(const RunArgs& a) {
   const sim::RunKind* kind = nullptr;
   auto doc = load_fabric_doc(a, kind);
   using F = sim::RunKind::Family;
+  int rc = 1;
   switch (kind->family) {
-    case F::link_pair: return cmd_run_link_pair(a, doc);
-    case F::ualink_fabric: return cmd_run_fabric(a, doc);
-    case F::pcie_host: return cmd_run_host(a, doc);
-    case F::rifl_link: return cmd_run_rifl(a, doc);
+    case F::link_pair: rc = cmd_run_link_pair(a, doc); break;
+    case F::ualink_fabric: rc = cmd_run_fabric(a, doc); break;
+    case F::pcie_host: rc = cmd_run_host(a, doc); break;
+    case F::rifl_link: rc = cmd_run_rifl(a, doc); break;
   }
-  return 1;
+  std::cout << g_trace_line;  // after the run's "wrote" line: every file written is named at the end
+  return rc;
 }
 
 int cmd_run_link_pair(const RunArgs& a, std::shared_ptr<config::Document> doc) {
@@ -485,6 +490,12 @@ int cmd_run_link_pair(const RunArgs& a, std::shared_ptr<config::Document> doc) {
 }
 
 // `fabricsim run` options.
+// An option given an empty value (`--shard ""`, e.g. an unset variable in a
+// batch script) is an error, not the option's absence.
+const CLI::Validator kNotEmpty(
+    [](const std::string& v) { return v.empty() ? std::string("an empty value is not allowed") : std::string(); },
+    "NOT EMPTY", "not empty");
+
 CLI::App* add_run_command(CLI::App& app, RunArgs& ra) {
   auto* run = app.add_subcommand("run", "run one simulation; prints a summary and writes DIR/result.json");
   run->add_option("fabric", ra.fabric, "fabric YAML (default: topologies/ring8.yaml)");
@@ -514,10 +525,11 @@ CLI::App* add_sweep_command(CLI::App& app, SweepArgs& sa) {
       app.add_subcommand("sweep", "run a study (points in parallel processes); writes results.csv, summary.json");
   sweep->add_option("study", sa.study_file, "study YAML")->required();
   sweep->add_option("--jobs,-j", sa.jobs, "parallel processes")->check(CLI::Range(1u, 1024u))->capture_default_str();
-  sweep->add_option("--out", sa.out, "output directory (default: out/<study name>)");
+  sweep->add_option("--out", sa.out, "output directory (default: out/<study name>)")->check(kNotEmpty);
   sweep->add_flag("--fresh", sa.fresh,
                   "rerun every point (by default a finished point is reused if nothing it depends on changed)");
-  sweep->add_option("--shard", sa.shard, "I/N: run only the I-th of N shares of the points (batch arrays); no tables");
+  sweep->add_option("--shard", sa.shard, "I/N: run only the I-th of N shares of the points (batch arrays); no tables")
+      ->check(kNotEmpty);
   sweep->add_flag("--collect", sa.collect,
                   "run nothing; write the tables once every share is finished (refuses missing or stale points)");
   return sweep;
@@ -631,6 +643,13 @@ int sc_main(int argc, char* argv[]) {
   auto* sweep = add_sweep_command(app, sa);
   auto* check = add_check_command(app, ca);
   auto* bench = add_bench_command(app, ba);
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string a1 = argv[1];
+    if (a1 != "run" && a1 != "sweep" && a1 != "check" && a1 != "bench") {
+      std::cerr << "error: unknown command '" << a1 << "': the commands are run, sweep, check and bench (fabricsim --help)\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

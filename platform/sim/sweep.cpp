@@ -174,6 +174,10 @@ void study_columns(config::Section& s, const RunKind& kind, Study& st) {
   const bool no_policy = !kind.has_policy();
   st.explicit_columns = s.has("columns");
   st.columns = s.strings("columns", kind.default_columns);
+  for (std::size_t i = 0; i < st.columns.size(); ++i)
+    if (std::find(st.columns.begin(), st.columns.begin() + i, st.columns[i]) != st.columns.begin() + i)
+      s.fail("columns", fmt::format("'{}' is listed twice: results.csv would have two columns of that name",
+                                    st.columns[i]));
   st.metrics = read_metrics(s, st, kind.default_metrics);
   const bool has_protocol = std::find(st.columns.begin(), st.columns.end(), "protocol") != st.columns.end();
   for (const auto& need : {"policy", "seed"})
@@ -279,6 +283,8 @@ std::vector<StudyVariant> declared_variants(config::Section& s, const std::strin
     declared.push_back(sv);
     sections.push_back(v);
   }
+  if (declared.empty() && s.has("variants"))
+    s.fail("variants", "the list is empty: give at least one variant, or leave `variants` out");
   return declared;
 }
 
@@ -316,6 +322,7 @@ Grid study_grid(const config::Document& doc, config::Section& s, const std::stri
   const YAML::Node g = doc.root["study"]["grid"];
   if (g && !g.IsNull()) {
     if (!g.IsMap()) s.fail("grid", "expected a map of key.path: [values]");
+    if (g.size() == 0) s.fail("grid", "the map is empty: give at least one key.path: [values], or leave `grid` out");
     for (auto it = g.begin(); it != g.end(); ++it) {
       std::vector<std::string> vals;
       if (!it->second.IsSequence() || it->second.size() == 0)
@@ -523,13 +530,20 @@ const char* signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGT
 // point finished (result.stamp), was written by this very program (version and
 // build id), with the same arguments, from input files (fabric, ladders, ...)
 // whose bytes are unchanged.
+// The second line of result.stamp: the hash of the point's args.txt.
+std::string stamp_args_line(const std::string& args_text) { return "args " + report::fnv1a64_hex(args_text) + "\n"; }
+
 std::string stale_reason(const Point& pt, const std::string& args_text) {
   const fs::path d(pt.dir);
   std::string text, stamp, prev_args;
   if (!read_file(d / "result.json", text)) return "not run yet";
   if (!read_file(d / "result.stamp", stamp)) return "result.json not recorded as finished by a sweep";
-  if (stamp != "fnv1a64 " + report::fnv1a64_hex(text) + "\n") return "result.json was modified after the run";
+  const std::string first = stamp.substr(0, stamp.find('\n') + 1), rest = stamp.substr(first.size());
+  if (first != "fnv1a64 " + report::fnv1a64_hex(text) + "\n") return "result.json was modified after the run";
   if (!read_file(d / "args.txt", prev_args) || prev_args != args_text) return "arguments changed";
+  // The stamp also names the arguments of the point that wrote the result:
+  // a result copied in from another point's folder is not this point's.
+  if (rest != stamp_args_line(args_text)) return "result.json was made by another point (its stamp names other arguments)";
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
@@ -538,6 +552,9 @@ std::string stale_reason(const Point& pt, const std::string& args_text) {
   }
   if (!j.contains("run") || !j["run"].is_object() || !j["run"].contains("program"))
     return "result.json has no run identity (older program)";
+  if (!j["run"].contains("seed") || !j["run"]["seed"].is_number_unsigned() ||
+      j["run"]["seed"].get<std::uint64_t>() != pt.seed)
+    return "result.json was made by another point (another seed)";
   const auto& prog = j["run"]["program"];
   const auto& me = report::program_identity();
   if (prog.value("version", "") != me["version"].get<std::string>() ||
@@ -640,7 +657,8 @@ int finish_point(const Point& pt, int status) {
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     std::string text;
     if (read_file(fs::path(pt.dir) / "result.json", text)) {
-      write_atomic(fs::path(pt.dir) / "result.stamp", "fnv1a64 " + report::fnv1a64_hex(text) + "\n");
+      write_atomic(fs::path(pt.dir) / "result.stamp",
+                   "fnv1a64 " + report::fnv1a64_hex(text) + "\n" + stamp_args_line(join_args(pt.args)));
       return 0;
     }
     return 1;

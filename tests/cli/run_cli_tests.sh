@@ -551,10 +551,13 @@ if "run" in j: j["run"]["program"]["build_id"] = "0" * 40
 j["row"]["goodput_gbps"] = 998.0
 text = json.dumps(j, indent=2) + "\n"
 open(b, "w").write(text)
-h = 14695981039346656037  # FNV-1a 64 offset basis
-for c in text.encode():
-    h = ((h ^ c) * 1099511628211) % (1 << 64)
-open(b.replace("result.json", "result.stamp"), "w").write("fnv1a64 %016x\n" % h)
+def fnv(data):
+    h = 14695981039346656037  # FNV-1a 64 offset basis
+    for c in data:
+        h = ((h ^ c) * 1099511628211) % (1 << 64)
+    return h
+args = open(b.replace("result.json", "args.txt"), "rb").read()
+open(b.replace("result.json", "result.stamp"), "w").write("fnv1a64 %016x\nargs %016x\n" % (fnv(text.encode()), fnv(args)))
 PY
   fs sweep "$SWEEP_STUDY" --jobs 2 --out "$SW1"
   [[ $rc -eq 0 ]] || { note "resumed sweep: exit $rc"; show_output; return; }
@@ -562,6 +565,15 @@ PY
   grep -qF "6 points, 4 reused, 2 to run" "$OUT" || { note "expected 4 reused, 2 to run"; show_output; }
   grep -qF "result.json was modified after the run" "$OUT" || note "no reason given for the edited point"
   grep -qF "made by another build of fabricsim" "$OUT" || note "no reason given for the foreign point"
+  # A finished point's result and stamp copied over another point's: that
+  # point is rerun (the stamp names the arguments of the point that wrote it).
+  cp -- "$SW1/results.csv" "$TMP/ok.csv"
+  cp -- "$SW1/points/preface/s11/result.json" "$SW1/points/preface/s11/result.stamp" "$SW1/points/preface/s12/"
+  fs sweep "$SWEEP_STUDY" --jobs 2 --out "$SW1"
+  [[ $rc -eq 0 ]] || { note "resumed sweep after the copy: exit $rc"; show_output; return; }
+  grep -qF "6 points, 5 reused, 1 to run" "$OUT" || { note "expected 5 reused, 1 to run after the copy"; show_output; }
+  grep -qF "made by another point" "$OUT" || note "no reason given for the copied point"
+  cmp -s -- "$TMP/ok.csv" "$SW1/results.csv" || note "results.csv took the copied result"
 }
 
 t_sweep_fresh() {
