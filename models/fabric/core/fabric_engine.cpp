@@ -156,7 +156,13 @@ std::uint64_t FabricEngine::post(int src, int dst, std::uint64_t bytes, ps_t t, 
   const std::uint64_t id = transfers_.size();
   transfers_.push_back({cookie, flits, src, dst});
   ++open_transfers_;
-  const auto hops = routing_->first_hops(src, dst);
+  if (first_hops_.size() != rank_node_.size()) first_hops_.resize(rank_node_.size());
+  FirstHops& fh = first_hops_[static_cast<std::size_t>(src)];
+  if (fh.dst != dst) {
+    fh.hops = routing_->first_hops(src, dst);
+    fh.dst = dst;
+  }
+  const std::vector<Hop>& hops = fh.hops;
   if (hops.empty()) throw std::invalid_argument("FabricEngine::post: no route");
   const std::size_t node = rank_node_[src];
   for (std::uint64_t i = 0; i < flits; ++i) {

@@ -220,6 +220,14 @@ class FabricEngine : public TimingCore {
   std::vector<std::vector<std::size_t>> in_dir_;   // node -> port -> incoming direction index (or npos)
   std::vector<std::size_t> rank_node_;
   std::shared_ptr<const Routing> routing_;
+  // Per source rank, the first hops toward the destination of its last post
+  // (a collective step posts to the same peer again and again): post() asks
+  // routing_ only when the destination changes.
+  struct FirstHops {
+    int dst = -1;
+    std::vector<Hop> hops;
+  };
+  std::vector<FirstHops> first_hops_;
   std::uint64_t flit_bytes_ = 640;
   std::vector<Transfer> transfers_;
   std::size_t open_transfers_ = 0;
