@@ -112,10 +112,16 @@ void validate_fabric(const fabric::FabricRunConfig& cfg) {
     const std::uint64_t avail = available_memory_bytes();
     if (avail > 0 && total > static_cast<long double>(avail))
       throw fabric::FabricError(fmt::format(
-          "{}: key '{}': real data needs about {:.1f} GiB of accelerator memory ({} accelerators x {:.1f} MiB of "
+          "{}: real data needs about {:.1f} GiB of accelerator memory ({} accelerators x {:.1f} MiB of "
           "buffers), more than the {:.1f} GiB this machine has available; set workload.data: false for a timing-only "
           "run (no accelerator memory allocated)",
-          cfg.workload.size_src.where, cfg.workload.size_src.key, static_cast<double>(total / 1073741824.0L), N,
+          // "--set workload.size" names the key already; a file location does not
+          (cfg.workload.size_src.where.size() >= cfg.workload.size_src.key.size() &&
+           cfg.workload.size_src.where.compare(cfg.workload.size_src.where.size() - cfg.workload.size_src.key.size(),
+                                               std::string::npos, cfg.workload.size_src.key) == 0)
+              ? cfg.workload.size_src.where
+              : fmt::format("{}: key '{}'", cfg.workload.size_src.where, cfg.workload.size_src.key),
+          static_cast<double>(total / 1073741824.0L), N,
           static_cast<double>(total / N / 1048576.0L), avail / 1073741824.0));
   }
   address_map(cfg);  // overlapping `address:` values
