@@ -743,6 +743,38 @@ YAML
   expect_bad_input "$RES/ssetline" "$s:12: study.variants[far].set: key 'link.propagation'"
 }
 
+# Found by a new-user pass: empty option values, duplicate columns, empty
+# lists and unknown commands are bad input (exit 2, one line, nothing written).
+t_empty_and_duplicate_inputs() {
+  local s="$FX/study-dup.yaml"
+  fs sweep "$SWEEP_STUDY" --shard "" --out "$RES/shempty"
+  expect_bad_input "$RES/shempty" "--shard" "empty value"
+  fs sweep "$SWEEP_STUDY" --out ""
+  expect_bad_input "$RES/shempty" "--out" "empty value"
+  cat >"$s" <<YAML
+study:
+  name: cli-study-dup
+  fabric: $TOPO
+  policies: [preface]
+  seeds: {first: 1, count: 1}
+  columns: [policy, seed, goodput_gbps, goodput_gbps]
+YAML
+  fs sweep "$s" --out "$RES/sdup"
+  expect_bad_input "$RES/sdup" "$s:6:" "study.columns" "'goodput_gbps' is listed twice"
+  cat >"$s" <<YAML
+study:
+  name: cli-study-dup
+  fabric: $TOPO
+  policies: [preface]
+  seeds: {first: 1, count: 1}
+  variants: []
+YAML
+  fs sweep "$s" --out "$RES/sdup"
+  expect_bad_input "$RES/sdup" "$s:6:" "study.variants" "the list is empty"
+  fs runn --help
+  expect_bad_input "$RES/sdup" "unknown command 'runn'"
+}
+
 t_set_list_element() {
   write_tiny lst.yaml
   fs check "$FX/lst.yaml" --set 'links[2].b=sw9.2' --dot "$RES/lst.dot"
@@ -1289,6 +1321,7 @@ check "run --set k=v FABRIC.yaml: the fabric is not taken as another --set" t_se
 check "--seed / --policy together with a --set of the same key: exit 2" t_seed_policy_conflicts
 check "a study's set of run.seed: exit 2 pointing to seeds" t_study_sets_seed
 check "a bad value in a study's set names its line; a scalar over the policy's map is refused" t_study_set_lines
+check "empty --shard / --out values, duplicate columns, empty variants, unknown commands: exit 2" t_empty_and_duplicate_inputs
 check "--set addresses list items as links[2].b" t_set_list_element
 # A device as an input file is an error, not an endless read.
 t_device_inputs() {
