@@ -498,15 +498,17 @@ const CLI::Validator kNotEmpty(
 
 CLI::App* add_run_command(CLI::App& app, RunArgs& ra) {
   auto* run = app.add_subcommand("run", "run one simulation; prints a summary and writes DIR/result.json");
-  run->add_option("fabric", ra.fabric, "fabric YAML (default: topologies/ring8.yaml)");
+  run->add_option("fabric", ra.fabric, "fabric YAML (default: topologies/ring8.yaml)")->check(kNotEmpty);
   // One value per --set (CLI11 would otherwise take the fabric path after it as another value).
   run->add_option("--set", ra.sets, "override a parameter: key.path=value, list items as links[0].a (repeatable)")
       ->allow_extra_args(false);
-  run->add_option("--seed", ra.seed, "seed, 0 to 2^64-1 (sets run.seed; an error together with --set run.seed)");
+  run->add_option("--seed", ra.seed, "seed, 0 to 2^64-1 (sets run.seed; an error together with --set run.seed)")
+      ->check(kNotEmpty);
   run->add_option("--policy", ra.policy,
                   "fixed-strong | post-decode | predictive-fec | preface (UALink links; an error together with --set "
-                  "of the policy)");
-  run->add_option("--out", ra.out, "output directory")->capture_default_str();
+                  "of the policy)")
+      ->check(kNotEmpty);
+  run->add_option("--out", ra.out, "output directory")->check(kNotEmpty)->capture_default_str();
   run->add_flag("--quiet", ra.quiet, "no summary on stdout");
   run->add_flag("--trace", ra.trace, "also write DIR/trace.json (Chrome / Perfetto trace events)");
   return run;
@@ -524,7 +526,10 @@ CLI::App* add_sweep_command(CLI::App& app, SweepArgs& sa) {
   auto* sweep =
       app.add_subcommand("sweep", "run a study (points in parallel processes); writes results.csv, summary.json");
   sweep->add_option("study", sa.study_file, "study YAML")->required();
-  sweep->add_option("--jobs,-j", sa.jobs, "parallel processes")->check(CLI::Range(1u, 1024u))->capture_default_str();
+  sweep->add_option("--jobs,-j", sa.jobs, "parallel processes")
+      ->check(kNotEmpty)
+      ->check(CLI::Range(1u, 1024u))
+      ->capture_default_str();
   sweep->add_option("--out", sa.out, "output directory (default: out/<study name>)")->check(kNotEmpty);
   sweep->add_flag("--fresh", sa.fresh,
                   "rerun every point (by default a finished point is reused if nothing it depends on changed)");
@@ -543,10 +548,11 @@ struct CheckArgs {
 
 CLI::App* add_check_command(CLI::App& app, CheckArgs& ca) {
   auto* check = app.add_subcommand("check", "validate a fabric, print its summary, write its graph as Graphviz DOT");
-  check->add_option("fabric", ca.fabric, "fabric YAML")->required();
+  check->add_option("fabric", ca.fabric, "fabric YAML")->required()->check(kNotEmpty);
   check->add_option("--set", ca.sets, "override a parameter: key.path=value (repeatable)")->allow_extra_args(false);
   check->add_option("--dot", ca.dot,
-                    "DOT output file, or a folder for <fabric name>.dot (default: out/<fabric name>.dot)");
+                    "DOT output file, or a folder for <fabric name>.dot (default: out/<fabric name>.dot)")
+      ->check(kNotEmpty);
   return check;
 }
 
@@ -572,7 +578,7 @@ void refuse_parallel_launch(const char* command) {
   const int k = sim::mpi_launch_size();
   if (k <= 1 || std::getenv(sim::kSweepPointEnv)) return;
   throw config::ConfigError(fmt::format(
-      "`fabricsim {}` is one simulation, but mpirun started it on {} ranks (each would run it and write the "
+      "`fabricsim {}` is one run, but mpirun started it on {} ranks (each would do the same and write the "
       "same output); run it without mpirun, or spread a study's points with `mpirun -np K fabricsim sweep "
       "STUDY.yaml`",
       command, k));
@@ -646,7 +652,9 @@ int sc_main(int argc, char* argv[]) {
   if (argc > 1 && argv[1][0] != '-') {
     const std::string a1 = argv[1];
     if (a1 != "run" && a1 != "sweep" && a1 != "check" && a1 != "bench") {
-      std::cerr << "error: unknown command '" << a1 << "': the commands are run, sweep, check and bench (fabricsim --help)\n";
+      if (!sim::mpi_secondary_rank())
+        std::cerr << "error: unknown command '" << a1
+                  << "': the commands are run, sweep, check and bench (fabricsim --help)\n";
       return 2;
     }
   }
@@ -658,7 +666,8 @@ int sc_main(int argc, char* argv[]) {
     const std::string a1 = argc > 1 ? argv[1] : "";
     const bool known = a1 == "run" || a1 == "sweep" || a1 == "check" || a1 == "bench";
     const std::string sub = known ? a1 + " " : std::string();
-    std::cerr << "error: " << e.what() << " (fabricsim " << sub << "--help lists the options)\n";
+    if (!sim::mpi_secondary_rank())  // under mpirun every rank parses the same arguments
+      std::cerr << "error: " << e.what() << " (fabricsim " << sub << "--help lists the options)\n";
     return 2;
   }
 

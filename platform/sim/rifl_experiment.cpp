@@ -151,18 +151,20 @@ RiflFigures rifl_figures(const rifl::RiflConfig& c, const rifl::RiflLink& link, 
   const rifl::UndetectedErrorModel ud(c.frame_bits);
   const double frames_per_s = c.lanes * 2.0 * c.lane_rate_bps / c.frame_bits;
   f.ber_mean = 0.5 * (c.ber_ab + c.ber_ba);
-  f.p_ud = ud.probability(f.ber_mean);
+  // Each direction's frames at its own BER (half the frame slots each).
+  const double ber_ba = c.errors_ba ? c.ber_ba : 0.0;
+  f.p_ud = 0.5 * (ud.probability(c.ber_ab) + ud.probability(ber_ba));
   f.crc_pass_per_s = f.p_ud * frames_per_s;
   // The other kind: a data frame reaching a receiver that expects another
   // counter passes iff its error pattern's syndrome is the XOR of the two
   // counters (rifl::SyndromeDistribution). Rate: the run's own expected count
-  // over its simulated time once at least kRunFailures of its frames were hit;
-  // below that (recoveries isolated and too few to measure), the failure
+  // over its simulated time once at least kRunFailures of its frames were hit
+  // (its own count then has a relative spread of ~1 %, and recoveries start
+  // to overlap); below that (recoveries isolated), the failure
   // rate (frame slots per second x lanes x frame error probability, per
   // direction) times the expected acceptances per isolated failure from a
   // scripted probe of the same link.
-  constexpr std::uint64_t kRunFailures = 100;
-  const double ber_ba = c.errors_ba ? c.ber_ba : 0.0;
+  constexpr std::uint64_t kRunFailures = 10000;
   const std::uint64_t failures = link.stats(0).hit_frames + link.stats(1).hit_frames;
   f.misordered_observed = link.stats(0).undetected_misordered + link.stats(1).undetected_misordered;
   if (raw_ber_estimates(c) && !link.mismatched_frames(0).empty()) {

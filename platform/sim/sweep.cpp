@@ -153,6 +153,8 @@ std::string not_a_row_key(const std::string& c, const RunKind& k, const std::str
 std::vector<std::string> read_metrics(config::Section& s, const Study& st, const std::vector<std::string>& dflt) {
   std::vector<std::string> metrics = s.strings("metrics", dflt);
   const bool given = s.has("metrics");
+  if (given && metrics.empty())
+    s.fail("metrics", "the list is empty: give at least one metric, or leave `metrics` out for the defaults");
   for (const auto& m : metrics) {
     if (text_row_key(m))
       s.fail("metrics", fmt::format("'{}' is text, not a number: list it in `columns:` as an axis, not in `metrics:`", m));
@@ -174,6 +176,8 @@ void study_columns(config::Section& s, const RunKind& kind, Study& st) {
   const bool no_policy = !kind.has_policy();
   st.explicit_columns = s.has("columns");
   st.columns = s.strings("columns", kind.default_columns);
+  if (st.explicit_columns && st.columns.empty())
+    s.fail("columns", "the list is empty: give the columns of results.csv, or leave `columns` out for the defaults");
   for (std::size_t i = 0; i < st.columns.size(); ++i)
     if (std::find(st.columns.begin(), st.columns.begin() + i, st.columns[i]) != st.columns.begin() + i)
       s.fail("columns", fmt::format("'{}' is listed twice: results.csv would have two columns of that name",
@@ -417,6 +421,12 @@ Study load_study(const std::string& path) {
   // grid: key.path: [v1, v2, ...] -> cartesian product with the variants.
   std::map<std::string, int> grid_lines;
   const Grid grid = study_grid(*doc, s, kind.policy_key, grid_lines);
+  for (const auto& [key, vals] : grid)
+    for (std::size_t i = 0; i < st.common.size(); ++i)
+      if (st.common[i].compare(0, key.size() + 1, key + "=") == 0)
+        s.fail("grid", fmt::format("'{}' is also in study.set (line {}): the grid's values would override it at "
+                                   "every point; keep it in one of the two",
+                                   key, i < st.common_lines.size() ? st.common_lines[i] : 0));
   s.finish();
   root.finish();
   st.variants = expand_grid(declared, grid);
@@ -525,25 +535,23 @@ struct SignalGuard {  // installs the handler (unless the signal is ignored, as 
 
 const char* signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal"; }
 
+// The second line of result.stamp: the hash of the point's args.txt.
+std::string stamp_args_line(const std::string& args_text) { return "args " + report::fnv1a64_hex(args_text) + "\n"; }
+
 // Why a point's previous result cannot be reused ("" = reusable). A point is
 // reused only if its result.json is the one this sweep recorded after the
 // point finished (result.stamp), was written by this very program (version and
 // build id), with the same arguments, from input files (fabric, ladders, ...)
 // whose bytes are unchanged.
-// The second line of result.stamp: the hash of the point's args.txt.
-std::string stamp_args_line(const std::string& args_text) { return "args " + report::fnv1a64_hex(args_text) + "\n"; }
-
 std::string stale_reason(const Point& pt, const std::string& args_text) {
   const fs::path d(pt.dir);
   std::string text, stamp, prev_args;
   if (!read_file(d / "result.json", text)) return "not run yet";
   if (!read_file(d / "result.stamp", stamp)) return "result.json not recorded as finished by a sweep";
   const std::string first = stamp.substr(0, stamp.find('\n') + 1), rest = stamp.substr(first.size());
+  if (first.rfind("fnv1a64 ", 0) != 0) return "result.stamp is incomplete";
   if (first != "fnv1a64 " + report::fnv1a64_hex(text) + "\n") return "result.json was modified after the run";
   if (!read_file(d / "args.txt", prev_args) || prev_args != args_text) return "arguments changed";
-  // The stamp also names the arguments of the point that wrote the result:
-  // a result copied in from another point's folder is not this point's.
-  if (rest != stamp_args_line(args_text)) return "result.json was made by another point (its stamp names other arguments)";
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
@@ -560,6 +568,9 @@ std::string stale_reason(const Point& pt, const std::string& args_text) {
   if (prog.value("version", "") != me["version"].get<std::string>() ||
       prog.value("build_id", "") != me["build_id"].get<std::string>())
     return "made by another build of fabricsim";
+  // The stamp also names the arguments of the point that wrote the result:
+  // a result copied in from another point's folder is not this point's.
+  if (rest != stamp_args_line(args_text)) return "result.json was made by another point (its stamp names other arguments)";
   if (!j["run"].contains("inputs") || !j["run"]["inputs"].is_array()) return "result.json lists no input files";
   for (const auto& in : j["run"]["inputs"]) {
     const std::string f = in.value("file", "");
@@ -1118,13 +1129,17 @@ void leading_columns(const Study& st, const std::vector<Point>& points, const st
         const std::string v = cell_text(results[i].at("row").at(c));
         const bool differs = !first && c != "seed" && v != cell_text(results[fs->second].at("row").at(c));
         if (differs && !has_col_seed) seed_col = true;  // the rows are told apart by their seeds
-        if (differs && warned.insert(c).second)
+        if (differs && warned.insert(c).second) {
+          // A text column (mtbf_years: "inf", "n/a") cannot be a metric.
+          const bool text = results[i].at("row").at(c).is_string();
           std::cerr << fmt::format(
               "warning: column '{}' differs between seeds of one point ({}: seed {} has {}, seed {} has {}); it is "
-              "summarised as an axis, one cell per value: list it under the study's `metrics` to summarise it over "
-              "the seeds\n",
+              "summarised as an axis, one cell per value{}\n",
               c, points[i].dir, points[fs->second].seed, cell_text(results[fs->second].at("row").at(c)),
-              points[i].seed, v);
+              points[i].seed, v,
+              text ? " (it is text, so it cannot be a metric: its per-seed values are in the rows)"
+                   : ": list it under the study's `metrics` to summarise it over the seeds");
+        }
         key += v + ",";
       }
     auto [it, fresh] = seen.emplace(key, i);

@@ -773,6 +773,19 @@ YAML
   expect_bad_input "$RES/sdup" "$s:6:" "study.variants" "the list is empty"
   fs runn --help
   expect_bad_input "$RES/sdup" "unknown command 'runn'"
+  fs run "$TOPO" --seed "" --out "$RES/sdup"
+  expect_bad_input "$RES/sdup" "--seed" "empty value"
+  local body
+  for body in "metrics: []" "columns: []" $'set: {traffic.flits: 500}\n  grid: {traffic.flits: [400, 600]}'; do
+    printf 'study:\n  name: cli-study-dup\n  fabric: %s\n  policies: [preface]\n  seeds: {first: 1, count: 1}\n  %s\n' \
+      "$TOPO" "$body" >"$s"
+    fs sweep "$s" --out "$RES/sdup"
+    case $body in
+      metrics*) expect_bad_input "$RES/sdup" "$s:6:" "study.metrics" "the list is empty" ;;
+      columns*) expect_bad_input "$RES/sdup" "$s:6:" "study.columns" "the list is empty" ;;
+      *) expect_bad_input "$RES/sdup" "study.grid" "'traffic.flits' is also in study.set (line 6)" ;;
+    esac
+  done
 }
 
 t_set_list_element() {
@@ -1321,7 +1334,7 @@ check "run --set k=v FABRIC.yaml: the fabric is not taken as another --set" t_se
 check "--seed / --policy together with a --set of the same key: exit 2" t_seed_policy_conflicts
 check "a study's set of run.seed: exit 2 pointing to seeds" t_study_sets_seed
 check "a bad value in a study's set names its line; a scalar over the policy's map is refused" t_study_set_lines
-check "empty --shard / --out values, duplicate columns, empty variants, unknown commands: exit 2" t_empty_and_duplicate_inputs
+check "empty option values, duplicate columns, empty lists, a key in set and grid, unknown commands: exit 2" t_empty_and_duplicate_inputs
 check "--set addresses list items as links[2].b" t_set_list_element
 # A device as an input file is an error, not an endless read.
 t_device_inputs() {

@@ -1442,6 +1442,21 @@ std::string RiflLink::diagnosis() const {
         << e.rc << ", rx expects frame " << e.threshold << " (counter " << e.counter << "), next tx frame "
         << e.tx_counter << ", replay starts at frame " << e.buf[e.head].counter;
     }
+  // The livelock of docs/models/rifl.md: a receiver waits for a frame its far
+  // end's retransmit buffer no longer holds, so no replay can bring it.
+  for (const auto& L : lanes_)
+    for (int x = 0; x < 2; ++x) {
+      const auto& e = L->e[x];
+      const auto& far = L->e[1 - x];
+      const std::uint64_t oldest = far.tx_counter > d_.buffer ? far.tx_counter - d_.buffer : 0;
+      if (e.rx_error && e.counter < oldest) {
+        o << ". Livelock: lane " << L->index << (x ? " B" : " A") << " waits for frame " << e.counter
+          << ", but the far end's retransmit buffer of " << d_.buffer << " frames holds frames " << oldest
+          << " on: no replay can bring it (a retransmit request arrived after that frame had left the buffer); "
+             "a larger rifl.retransmit_buffer avoids it (docs/models/rifl.md)";
+        return o.str();
+      }
+    }
   return o.str();
 }
 
