@@ -489,13 +489,13 @@ int cmd_run_link_pair(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   return 0;
 }
 
-// `fabricsim run` options.
 // An option given an empty value (`--shard ""`, e.g. an unset variable in a
 // batch script) is an error, not the option's absence.
 const CLI::Validator kNotEmpty(
     [](const std::string& v) { return v.empty() ? std::string("an empty value is not allowed") : std::string(); },
     "NOT EMPTY", "not empty");
 
+// `fabricsim run` options.
 CLI::App* add_run_command(CLI::App& app, RunArgs& ra) {
   auto* run = app.add_subcommand("run", "run one simulation; prints a summary and writes DIR/result.json");
   run->add_option("fabric", ra.fabric, "fabric YAML (default: topologies/ring8.yaml)")->check(kNotEmpty);

@@ -73,11 +73,11 @@ bool error_free_slots(const rifl::RiflConfig& c, const rifl::RiflLink& link, std
 // Out-of-order acceptances at an isolated frame failure: a scripted copy of
 // the link (same lanes, buffer, delays and traffic; error sources off) with
 // kProbeFailures single-bit errors in fresh data frames of lane 0 A->B, each
-// kProbeSpacing(B, H) slots after the last (far past a recovery's 3B + 4H
+// 4 (3B + 4H) + 4099 slots after the last (far past a recovery's 3B + 4H
 // slots, so each is isolated, and at counter phases spread over 0..4095),
 // counts the data frames its receivers get while expecting another counter
-// (RiflLink::count_mismatched_frames). Used where the run itself saw too few
-// recoveries to measure its own exposure.
+// (RiflLink::count_mismatched_frames). Used where the run itself had too few
+// hit frames to measure its own exposure (rifl_figures).
 constexpr std::uint64_t kProbeFailures = 32;
 struct IsolatedExposure {
   std::vector<std::uint64_t> h[2];  // mismatched frames by needed syndrome, A->B and B->A
