@@ -103,7 +103,8 @@ void parse_rifl_link(std::shared_ptr<config::Document> d) { config::parse_rifl_e
 // the packets' statistics plus the lane slots stepped around hits:
 //   packets x 6e-8 s + N x slots per lane x min(1, 76 p) x 6e-8 s,
 // p = frame hits per lane slot (both directions: 1 - (1 - ber)^F each, or
-// the Gilbert-Elliott chain's stationary corruption probability), slots per
+// the Gilbert-Elliott chain's stationary corruption probability per step,
+// spread over a step's frames), slots per
 // lane = segments / N x (1 + 7 B N p) (the recoveries' slowdown). The
 // constants are this implementation's, measured at BER 1e-5 on the shipped
 // link (docs/performance.md: ~76 stepped lane slots per hit, 37x the
@@ -117,8 +118,15 @@ double cost_rifl_link(std::shared_ptr<config::Document> d) {
   if (c.channel == rifl::RiflConfig::Channel::independent) {
     p = frame_p(c.ber_ab) + (c.errors_ba ? frame_p(c.ber_ba) : 0.0);
   } else {
+    // per chain step: a step is a frame slot, or (chain_step flit) the K
+    // frames of a codeword's data, of which a corrupted step hits about
+    // min(K, mean magnitude) (its m symbol errors land in distinct frames)
     const double bad = c.ge.stationary_bad();
-    p = (c.errors_ba ? 2.0 : 1.0) * (bad * c.ge.e_bad + (1 - bad) * c.ge.e_good);
+    const double K = c.ge_step == rifl::RiflConfig::GeStep::flit
+                         ? std::max(1.0, static_cast<double>(c.fec_codeword_data_bits) / c.frame_bits)
+                         : 1.0;
+    auto hits = [&](double e, std::uint32_t m) { return e * std::min(K, 0.5 * (1.0 + m)) / K; };
+    p = (c.errors_ba ? 2.0 : 1.0) * (bad * hits(c.ge.e_bad, c.ge.m_bad) + (1 - bad) * hits(c.ge.e_good, c.ge.m_good));
   }
   const double dirs = c.load_ba ? 2.0 : 1.0;
   const double bytes = static_cast<double>(c.bytes_per_direction) * dirs;
