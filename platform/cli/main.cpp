@@ -649,9 +649,10 @@ int sc_main(int argc, char* argv[]) {
   auto* sweep = add_sweep_command(app, sa);
   auto* check = add_check_command(app, ca);
   auto* bench = add_bench_command(app, ba);
+  auto is_command = [](const std::string& a) { return a == "run" || a == "sweep" || a == "check" || a == "bench"; };
   if (argc > 1 && argv[1][0] != '-') {
     const std::string a1 = argv[1];
-    if (a1 != "run" && a1 != "sweep" && a1 != "check" && a1 != "bench") {
+    if (!is_command(a1)) {
       if (!sim::mpi_secondary_rank())
         std::cerr << "error: unknown command '" << a1
                   << "': the commands are run, sweep, check and bench (fabricsim --help)\n";
@@ -664,7 +665,7 @@ int sc_main(int argc, char* argv[]) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     // One line, as every other bad input: "error: ..." naming the option.
     const std::string a1 = argc > 1 ? argv[1] : "";
-    const bool known = a1 == "run" || a1 == "sweep" || a1 == "check" || a1 == "bench";
+    const bool known = is_command(a1);
     const std::string sub = known ? a1 + " " : std::string();
     if (!sim::mpi_secondary_rank())  // under mpirun every rank parses the same arguments
       std::cerr << "error: " << e.what() << " (fabricsim " << sub << "--help lists the options)\n";

@@ -480,9 +480,9 @@ void check_flit_sizes(const FabricRunConfig& c) {
   for (const auto& l : c.fabric.links)
     if (l.link.flit_bytes != c.default_link.flit_bytes)
       throw config::ConfigError(
-          fmt::format("{}: key '{}': every link of a fabric must use the flit size of "
+          fmt::format("{}: every link of a fabric must use the flit size of "
                       "defaults.link.flit ({} B), this one uses {} B",
-                      l.src.where, l.src.key, c.default_link.flit_bytes, l.link.flit_bytes));
+                      l.src.prefix(), c.default_link.flit_bytes, l.link.flit_bytes));
 }
 
 // workload: collective, algorithm (or a user's schedule), size, chunking, iterations, flags.

@@ -34,7 +34,7 @@ using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
 using Edge = boost::graph_traits<Graph>::edge_descriptor;
 
 /// "<where>: key '<key>': <what>".
-std::string at(const SourceRef& src, const std::string& what) { return src.where + ": key '" + src.key + "': " + what; }
+std::string at(const SourceRef& src, const std::string& what) { return src.prefix() + ": " + what; }
 
 /// "<where> key '<key>'" (a second place named inside a message).
 std::string place(const SourceRef& src) { return src.where + " key '" + src.key + "'"; }

@@ -19,6 +19,13 @@ namespace fabricsim::fabric {
 struct SourceRef {
   std::string where;  ///< "file:line:col" or "--set ..." or "generator ring"
   std::string key;    ///< full key path, e.g. "links[3].b"
+  /// The head of an error message: "<where>: key '<key>'", or "<where>" alone
+  /// when it names the key already ("--set workload.size").
+  std::string prefix() const {
+    const bool named = where.size() >= key.size() && !key.empty() &&
+                       where.compare(where.size() - key.size(), std::string::npos, key) == 0;
+    return named ? where : where + ": key '" + key + "'";
+  }
 };
 
 using AcceleratorParams = models::accelerator_params;

@@ -86,7 +86,7 @@ fabric_core::AddressMap address_map(const fabric::FabricRunConfig& cfg) {
     if (n.kind == "accelerator" && n.has_address) try {
         m.add({n.id, n.rank, n.address, size_of(n)});
       } catch (const std::invalid_argument& e) {
-        throw fabric::FabricError(fmt::format("{}: key '{}': {}", n.address_src.where, n.address_src.key, e.what()));
+        throw fabric::FabricError(fmt::format("{}: {}", n.address_src.prefix(), e.what()));
       }
   std::vector<const fabric::NodeSpec*> by_rank(F.accelerators(), nullptr);
   for (const auto& n : F.nodes)
@@ -100,7 +100,7 @@ fabric_core::AddressMap address_map(const fabric::FabricRunConfig& cfg) {
       m.add({n->id, n->rank, b, size_of(*n)});
       cursor = b + size_of(*n);
     } catch (const std::invalid_argument& e) {
-      throw fabric::FabricError(fmt::format("{}: key '{}': {}", n->src.where, n->src.key, e.what()));
+      throw fabric::FabricError(fmt::format("{}: {}", n->src.prefix(), e.what()));
     }
   }
   return m;
@@ -177,8 +177,8 @@ std::vector<models::ualink_switch*> FabricPlatform::build_modules(const fabric::
       p.flags = std::max(p.flags, min_flags);
       if (p.memory_bytes < need_memory)
         throw fabric::FabricError(
-            fmt::format("{}: key '{}': the collective needs {} B of accelerator memory, {} has {} B", n.src.where,
-                        n.src.key, need_memory, n.id, p.memory_bytes));
+            fmt::format("{}: the collective needs {} B of accelerator memory, {} has {} B", n.src.prefix(),
+                        need_memory, n.id, p.memory_bytes));
       add_accelerator(n.id, nc, p);
     } else {
       switch_of[i] = dynamic_cast<models::ualink_switch*>(&create<sc_core::sc_module>(n.kind, n.id, nc, n.sw));

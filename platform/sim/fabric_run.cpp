@@ -83,7 +83,7 @@ void validate_fabric(const fabric::FabricRunConfig& cfg) {
       std::string known;
       for (const auto& k : registry.kinds()) known += (known.empty() ? "" : ", ") + k;
       throw fabric::FabricError(
-          fmt::format("{}: key '{}': unknown node kind '{}' (registered: {})", n.src.where, n.src.key, n.kind, known));
+          fmt::format("{}: unknown node kind '{}' (registered: {})", n.src.prefix(), n.kind, known));
     }
   // The UALink elaboration builds accelerators and UALink switches only; a
   // registered kind of another fabric (host-bridge, ...) would get the wrong
@@ -91,9 +91,9 @@ void validate_fabric(const fabric::FabricRunConfig& cfg) {
   for (const auto& n : cfg.fabric.nodes)
     if (n.kind != "accelerator" && n.kind != "ualink-switch" && n.kind != fabric::kTlmInitiator)
       throw fabric::FabricError(
-          fmt::format("{}: key '{}': node kind '{}' does not belong to a UALink fabric "
+          fmt::format("{}: node kind '{}' does not belong to a UALink fabric "
                       "(valid: accelerator, ualink-switch, tlm-initiator)",
-                      n.src.where, n.src.key, n.kind));
+                      n.src.prefix(), n.kind));
   fabric::FabricGraph check(cfg.fabric);
   // Accelerator memory: every rank holds the collective's buffers.
   const int N = static_cast<int>(cfg.fabric.accelerators());
@@ -104,8 +104,8 @@ void validate_fabric(const fabric::FabricRunConfig& cfg) {
     const std::uint64_t have = accelerator_memory_bytes(n, cfg);
     if (have < need)
       throw fabric::FabricError(
-          fmt::format("{}: key '{}': the collective needs {} B of accelerator memory, {} has {} B", n.src.where,
-                      n.src.key, need, n.id, have));
+          fmt::format("{}: the collective needs {} B of accelerator memory, {} has {} B", n.src.prefix(), need,
+                      n.id, have));
     total += have;
   }
   if (cfg.workload.data) {
@@ -115,13 +115,7 @@ void validate_fabric(const fabric::FabricRunConfig& cfg) {
           "{}: real data needs about {:.1f} GiB of accelerator memory ({} accelerators x {:.1f} MiB of "
           "buffers), more than the {:.1f} GiB this machine has available; set workload.data: false for a timing-only "
           "run (no accelerator memory allocated)",
-          // "--set workload.size" names the key already; a file location does not
-          (cfg.workload.size_src.where.size() >= cfg.workload.size_src.key.size() &&
-           cfg.workload.size_src.where.compare(cfg.workload.size_src.where.size() - cfg.workload.size_src.key.size(),
-                                               std::string::npos, cfg.workload.size_src.key) == 0)
-              ? cfg.workload.size_src.where
-              : fmt::format("{}: key '{}'", cfg.workload.size_src.where, cfg.workload.size_src.key),
-          static_cast<double>(total / 1073741824.0L), N,
+          cfg.workload.size_src.prefix(), static_cast<double>(total / 1073741824.0L), N,
           static_cast<double>(total / N / 1048576.0L), avail / 1073741824.0));
   }
   address_map(cfg);  // overlapping `address:` values
@@ -133,10 +127,10 @@ void check_runnable(const fabric::FabricRunConfig& cfg) {
   for (const auto& n : cfg.fabric.nodes)
     if (n.kind == fabric::kTlmInitiator)
       throw fabric::FabricError(fmt::format(
-          "{}: key '{}': node '{}' (kind tlm-initiator) is an external TLM-2.0 initiator bound by user code after "
+          "{}: node '{}' (kind tlm-initiator) is an external TLM-2.0 initiator bound by user code after "
           "elaboration (docs/user-guide.md \"Attaching your own SystemC model\"); `fabricsim run` has none to bind "
           "(`fabricsim check` accepts the fabric)",
-          n.src.where, n.src.key, n.id));
+          n.src.prefix(), n.id));
 }
 
 std::uint64_t available_memory_bytes() {

@@ -93,7 +93,7 @@ fabric_core::AddressMap host_address_map(const fabric::HostRunConfig& cfg) {
       r.base = base;
       m.add(r);
     } catch (const std::invalid_argument& e) {
-      throw fabric::FabricError(fmt::format("{}: key '{}': {}", it.src->where, it.src->key, e.what()));
+      throw fabric::FabricError(fmt::format("{}: {}", it.src->prefix(), e.what()));
     }
   };
   for (const auto& it : items)  // declared addresses first
@@ -105,7 +105,7 @@ fabric_core::AddressMap host_address_map(const fabric::HostRunConfig& cfg) {
     try {
       b = m.first_fit(cursor, it.r.size);
     } catch (const std::invalid_argument& e) {
-      throw fabric::FabricError(fmt::format("{}: key '{}': {}", it.src->where, it.src->key, e.what()));
+      throw fabric::FabricError(fmt::format("{}: {}", it.src->prefix(), e.what()));
     }
     add(it, b);
     cursor = b + it.r.size;

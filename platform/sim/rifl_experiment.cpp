@@ -167,9 +167,10 @@ RiflFigures rifl_figures(const rifl::RiflConfig& c, const rifl::RiflLink& link, 
   constexpr std::uint64_t kRunFailures = 10000;
   const std::uint64_t failures = link.stats(0).hit_frames + link.stats(1).hit_frames;
   f.misordered_observed = link.stats(0).undetected_misordered + link.stats(1).undetected_misordered;
-  if (raw_ber_estimates(c) && !link.mismatched_frames(0).empty()) {
+  const std::vector<std::uint64_t> mm_ab = link.mismatched_frames(0);  // empty unless counted (run_rifl_experiment)
+  if (raw_ber_estimates(c) && !mm_ab.empty()) {
     const rifl::SyndromeDistribution p_ab(c.frame_bits, c.ber_ab), p_ba(c.frame_bits, ber_ba);
-    f.misordered_expected = p_ab.expected(link.mismatched_frames(0)) + p_ba.expected(link.mismatched_frames(1));
+    f.misordered_expected = p_ab.expected(mm_ab) + p_ba.expected(link.mismatched_frames(1));
     if (failures >= kRunFailures && f.span_ns > 0) {
       f.misordered_estimator = "run";
       f.misordered_per_s = f.misordered_expected / (f.span_ns * 1e-9);
@@ -201,7 +202,7 @@ RiflFigures rifl_figures(const rifl::RiflConfig& c, const rifl::RiflLink& link, 
   f.retx = s0.retransmitted_frames + s1.retransmitted_frames;
   f.undetected = s0.undetected_errors + s1.undetected_errors;
   f.mean_payload = f.payload / static_cast<double>(s0.packets + (c.load_ba ? s1.packets : 0));
-  f.ud_truncation_bound = ud.truncation_bound(f.ber_mean);
+  f.ud_truncation_bound = 0.5 * (ud.truncation_bound(c.ber_ab) + ud.truncation_bound(ber_ba));  // as p_ud
   f.crc_min_distance = ud.min_distance();
   return f;
 }
