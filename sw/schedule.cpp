@@ -711,7 +711,8 @@ void check_run(const Schedule& S, int ranks, const Op* explicit_op, std::uint64_
   if (explicit_op && *explicit_op != S.op)
     fail(F, S.coll_line,
          "coll '" + S.coll + "' disagrees with workload.collective '" + to_string(*explicit_op) +
-             "' (leave workload.collective out, or set it to '" + to_string(S.op) + "')");
+             "' (set it to '" + to_string(S.op) + "', e.g. --set workload.collective=" + to_string(S.op) +
+             ", or leave it out of the fabric file)");
   if (T == 0 || T % (4 * S.nchunksperloop) != 0)
     fail(F, S.line,
          "size " + std::to_string(T) + " B is not a positive multiple of 4 B x " + chunks_key(S) + " (" +

@@ -58,6 +58,8 @@ class ualink_port : public sc_core::sc_module {
   const link::LinkEngine& engine() const { return engine_; }
   /// Observe every forward transmission (traces); call before the simulation.
   void set_tx_observer(link::LinkEngine::TxObserver f) { engine_.set_tx_observer(std::move(f)); }
+  /// A long run's progress: (now ps, flits delivered) every 2^12 engine events; call before the simulation.
+  void set_progress_hook(link::LinkEngine::ProgressHook f) { engine_.set_progress_hook(std::move(f)); }
   /// Record each flit's first serialization start (engine().first_transmission_time, valid inside the
   /// delivery observer's call for that flit); call before the simulation.
   void record_first_transmissions() { engine_.set_record_first_transmissions(true); }

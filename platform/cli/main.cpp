@@ -444,6 +444,17 @@ int cmd_run(const RunArgs& a) {
   return rc;
 }
 
+// The summary's channel line: the burst chain's estimates, or the independent wire's bit errors.
+std::string channel_line(const config::LinkExperimentConfig& cfg, const nlohmann::ordered_json& j) {
+  if (cfg.link.channel_model == link::LinkConfig::ChannelModel::independent)
+    return fmt::format("  channel independent at BER {:g}: {} bit errors in {} wire bits\n", cfg.link.ber,
+                       j["link"]["wire_bit_errors"].get<std::uint64_t>(), j["link"]["wire_bits"].get<std::uint64_t>());
+  return fmt::format("  channel estimate a={:.5f} b={:.5f} (injected {} / {}) over {} steps\n",
+                     j["channel"]["p_good_to_bad_estimate"].get<double>(),
+                     j["channel"]["p_bad_to_good_estimate"].get<double>(), cfg.link.channel.a, cfg.link.channel.b,
+                     j["channel"]["steps"].get<std::uint64_t>());
+}
+
 int cmd_run_link_pair(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   const config::LinkExperimentConfig cfg = config::parse_link_experiment(config::root_section(doc));
   const report::RunIdentity id = run_identity(*doc, cfg.seed);
@@ -452,7 +463,7 @@ int cmd_run_link_pair(const RunArgs& a, std::shared_ptr<config::Document> doc) {
     std::cout << fmt::format("fabricsim run: {} ({}), policy {}, seed {}, {} flits every {} ns\n", cfg.name, a.fabric,
                              cfg.link.policy_name, cfg.seed, cfg.traffic.flits, cfg.traffic.period_ps / 1000.0);
   report::TraceWriter tw;
-  const sim::LinkRunResult r = sim::run_link_experiment(cfg, a.trace ? &tw : nullptr);
+  const sim::LinkRunResult r = sim::run_link_experiment(cfg, a.trace ? &tw : nullptr, false, !a.quiet && isatty(2));
   if (!r.ok) {
     exit_unfinished(r.diagnosis);
   }
@@ -475,15 +486,13 @@ int cmd_run_link_pair(const RunArgs& a, std::shared_ptr<config::Document> doc) {
                "  replayed {} flits   FEC {:.1f} KiB   reverse control {:.1f} KiB   terminal failures {}\n"
                "  first-attempt raw errors {}   mean exposed suffix {:.1f} flits   admission stall {:.0f} ns (window) "
                "{:.0f} ns (replay)\n"
-               "  channel estimate a={:.5f} b={:.5f} (injected {} / {}) over {} steps\n"
+               "{}"
                "  wrote {}\n",
                r.json["sink"]["order_violations"].get<std::uint64_t>(), r.json["sink"]["missing"].get<std::uint64_t>(),
                m.replayed_flits, m.fec_bytes / 1024.0, m.control_bytes / 1024.0, m.terminal_failures,
                m.first_attempt_errors, l["mean_exposed_suffix_flits"].get<double>(),
                l["admission_stall_window_ns"].get<double>(), l["admission_stall_replay_ns"].get<double>(),
-               r.json["channel"]["p_good_to_bad_estimate"].get<double>(),
-               r.json["channel"]["p_bad_to_good_estimate"].get<double>(), cfg.link.channel.a, cfg.link.channel.b,
-               r.json["channel"]["steps"].get<std::uint64_t>(), (fs::path(a.out) / "result.json").string());
+               channel_line(cfg, r.json), (fs::path(a.out) / "result.json").string());
     if (m.terminal_failures) std::cout << "  link went down: " << l["diagnosis"].get<std::string>() << "\n";
   }
   return 0;

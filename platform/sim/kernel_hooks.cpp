@@ -7,17 +7,21 @@
 
 namespace fabricsim::sim {
 
-ProgressLine::ProgressLine(models::fabric_kernel& kernel, Text what)
-    : what_(std::move(what)), start_(std::chrono::steady_clock::now()), last_(start_) {
-  kernel.set_progress_hook([this](std::uint64_t sim_ps, std::uint64_t done) {
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last_ < std::chrono::seconds(1)) return;
-    last_ = now;
-    printed_ = true;
-    std::fprintf(stderr, "\r[fabricsim] %s, %.0f s wall ", what_(sim_ps, done).c_str(),
-                 std::chrono::duration<double>(now - start_).count());
-    std::fflush(stderr);
-  });
+ProgressLine::ProgressLine(Text what)
+    : what_(std::move(what)), start_(std::chrono::steady_clock::now()), last_(start_) {}
+
+ProgressLine::ProgressLine(models::fabric_kernel& kernel, Text what) : ProgressLine(std::move(what)) {
+  kernel.set_progress_hook([this](std::uint64_t sim_ps, std::uint64_t done) { tick(sim_ps, done); });
+}
+
+void ProgressLine::tick(std::uint64_t sim_ps, std::uint64_t done) {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_ < std::chrono::seconds(1)) return;
+  last_ = now;
+  printed_ = true;
+  std::fprintf(stderr, "\r[fabricsim] %s, %.0f s wall ", what_(sim_ps, done).c_str(),
+               std::chrono::duration<double>(now - start_).count());
+  std::fflush(stderr);
 }
 
 void ProgressLine::finish() {

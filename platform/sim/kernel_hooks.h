@@ -13,13 +13,19 @@
 
 namespace fabricsim::sim {
 
-/// Prints "\r[fabricsim] <what(sim_ps, transfers)>, N s wall" at most once a
-/// second while the kernel runs; finish() ends the line if one was printed.
+/// Prints "\r[fabricsim] <what(sim_ps, done)>, N s wall" on stderr at most
+/// once a second while a run goes on; finish() ends the line if one was
+/// printed. The kernel constructor hooks itself to a fabric kernel (`done`:
+/// completed transfers); a run without one calls tick() from its own loop
+/// (the link pair: `done` = flits delivered).
 /// (Used through KernelPlatform::simulate(); kept public for runs that drive sc_start themselves.)
 class ProgressLine {
  public:
-  using Text = std::function<std::string(std::uint64_t sim_ps, std::uint64_t transfers)>;
+  using Text = std::function<std::string(std::uint64_t sim_ps, std::uint64_t done)>;
   ProgressLine(models::fabric_kernel& kernel, Text what);
+  explicit ProgressLine(Text what);
+  /// Print the line if a second has passed since the last one.
+  void tick(std::uint64_t sim_ps, std::uint64_t done);
   void finish();
 
  private:

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "platform/sim/kernel_hooks.h"
 #include "platform/sim/link_pair_platform.h"
 #include "platform/stats/tail_percentile.h"
 
@@ -162,7 +163,8 @@ void result_json(const config::LinkExperimentConfig& c, LinkPairPlatform& top, l
 
 }  // namespace
 
-LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report::TraceWriter* trace, bool real_bytes) {
+LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report::TraceWriter* trace, bool real_bytes,
+                                  bool progress) {
   LinkRunResult r;
   const std::uint64_t deadline = c.deadline_ps ? c.deadline_ps : default_deadline_ps(c);
   LinkPairPlatform top(c, deadline, real_bytes);
@@ -175,7 +177,15 @@ LinkRunResult run_link_experiment(const config::LinkExperimentConfig& c, report:
     lat.offered.add(td - static_cast<double>(c.traffic.start_ps + seq * c.traffic.period_ps));
     lat.wire.add(td - static_cast<double>(eng.first_transmission_time(seq)));
   });
+  std::unique_ptr<ProgressLine> line;
+  if (progress) {
+    line = std::make_unique<ProgressLine>([flits = c.traffic.flits](std::uint64_t sim_ps, std::uint64_t done) {
+      return fmt::format("{:.1f} us simulated, {} of {} flits delivered", sim_ps / 1e6, done, flits);
+    });
+    top.port().set_progress_hook([l = line.get()](link::ps_t t, std::uint64_t done) { l->tick(t, done); });
+  }
   r.diagnosis = top.start();
+  if (line) line->finish();
   if (!r.diagnosis.empty()) return r;
   const auto& eng = top.port().engine();
   const auto status = eng.status();

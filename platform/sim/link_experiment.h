@@ -44,9 +44,10 @@ struct LinkRunResult {
 /// change an instant. With `real_bytes` the source makes every flit's record
 /// as bytes, the port carries them and the sink checks them byte by byte
 /// (same results, slower); without, flits travel as tags (their indices) and
-/// no payload byte exists.
+/// no payload byte exists. With `progress`, a once-a-second line on stderr
+/// (simulated time, flits delivered of those offered).
 LinkRunResult run_link_experiment(const config::LinkExperimentConfig& cfg, report::TraceWriter* trace = nullptr,
-                                  bool real_bytes = false);
+                                  bool real_bytes = false, bool progress = false);
 
 /// Default watchdog: 100 x the offered stream's duration + 1 ms of simulated time.
 std::uint64_t default_deadline_ps(const config::LinkExperimentConfig& cfg);

@@ -11,6 +11,8 @@ std::string Platform::start() {
   try {
     sc_core::sc_start();
   } catch (const sc_core::sc_report& e) {
+    // A model's own report is its diagnosis (no SystemC file / process lines); the kernel's keep them.
+    if (std::string(e.get_msg_type()).rfind("fabricsim/", 0) == 0) return e.get_msg();
     return e.what();
   } catch (const std::exception& e) {
     return e.what();

@@ -1389,6 +1389,26 @@ t_rifl_hopeless_ber_diagnosis() {
   grep -q "RIFL link: " "$ERR" || note "no diagnosis on stderr"
   [[ ! -e $RES/rhop/result.json ]] || note "result.json written for a run that could not finish"
 }
+# A UALink link pair that cannot deliver (BER 0.5, retries practically
+# unbounded) stops at its watchdog with a diagnosis naming the key behind it;
+# nothing written. At the default retry limit the link goes down instead: a
+# result, whose channel line speaks of the independent wire, not a burst chain.
+t_link_watchdog_diagnosis() {
+  fs run "$TOPO" --set link.channel.model=independent --set link.channel.ber=0.5 --set link.retry_limit=1000000 \
+    --set traffic.flits=100 --set run.deadline=20us --out "$RES/lwd"
+  [[ $rc -eq 3 ]] || note "exit status $rc, expected 3"
+  grep -q "watchdog deadline of 20 us simulated (0 of 100 flits delivered; the key run.deadline sets it)" "$ERR" ||
+    { note "no watchdog diagnosis on stderr"; show_output; }
+  ! grep -q "In file:" "$ERR" || note "SystemC report location in the user's message"
+  [[ ! -e $RES/lwd/result.json ]] || note "result.json written for a run that could not finish"
+  fs run "$TOPO" --set link.channel.model=independent --set link.channel.ber=0.5 --set traffic.flits=100 \
+    --out "$RES/lwd2"
+  [[ $rc -eq 0 ]] || { note "link-down run: exit $rc"; show_output; return; }
+  grep -q "terminal failures 1" "$OUT" || note "the link did not go down"
+  grep -q "channel independent at BER 0.5: [1-9][0-9]* bit errors in [1-9][0-9]* wire bits" "$OUT" ||
+    { note "no independent channel line"; show_output; }
+  ! grep -q "channel estimate" "$OUT" || note "a burst-chain estimate printed for the independent channel"
+}
 t_rifl_determinism_and_trace() {
   fs run "$RIFL" --set rifl.channel.ber=1e-5 --set traffic.bytes=4MB --quiet --trace --out "$RES/r1"
   [[ $rc -eq 0 ]] || { note "run 1 exit $rc"; show_output; return; }
@@ -1424,6 +1444,7 @@ EOF
 }
 check "rifl link: unsupported frame, 0 lanes, BER, ON/OFF, buffers, --policy, too many packets: exit 2, file:line, key" t_rifl_bad_input
 check "rifl link: a BER at which the link cannot progress ends with a diagnosis (exit 3)" t_rifl_hopeless_ber_diagnosis
+check "link pair: a stream that cannot complete stops at the watchdog with a diagnosis (exit 3)" t_link_watchdog_diagnosis
 check "rifl link runs are byte-identical when repeated; --trace shows retransmissions" t_rifl_determinism_and_trace
 check "rifl sweep with --jobs 2 starts the costliest point first; results.csv keeps the study's order" t_rifl_sweep_costliest_first
 # ------------------------------------------------------ users' schedules ---

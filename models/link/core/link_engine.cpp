@@ -230,6 +230,7 @@ void LinkEngine::run_before(ps_t t) {
       const Heads h = eager_heads();
       if (h.t >= t) break;
       take(h);
+      tick_progress();
     }
     return;
   }
@@ -237,6 +238,7 @@ void LinkEngine::run_before(ps_t t) {
     const ps_t next = next_event_time();
     if (next >= t) break;
     process_next();
+    tick_progress();
   }
 }
 
@@ -259,6 +261,7 @@ LinkEngine::Status LinkEngine::run_to_completion(ps_t deadline) {
       process_next();
     else
       take(h);
+    tick_progress();
   }
   return status_;
 }

@@ -224,6 +224,11 @@ class LinkEngine {
   void set_delivery_hook(DeliveryHook f) { on_deliver_ = std::move(f); }
   /// Payload flits offered but not yet admitted into TxReplay (the output queue).
   std::uint64_t waiting() const { return offered_ - tx_.next_seq(); }
+  /// Called every 2^12 events of run_before() / run_to_completion() with
+  /// (now ps, flits delivered so far): a long run's progress line (the
+  /// hook decides how often it prints). Off by default; no effect on results.
+  using ProgressHook = std::function<void(ps_t now, std::uint64_t delivered)>;
+  void set_progress_hook(ProgressHook f) { on_progress_ = std::move(f); }
   /// Most payload flits waiting for admission at once, as seen right after each offer().
   std::uint64_t max_waiting() const { return max_waiting_; }
 
@@ -233,6 +238,8 @@ class LinkEngine {
   std::string diagnosis() const;
 
   std::uint64_t delivered() const { return rx_.expected(); }
+  /// Payload flits offered so far.
+  std::uint64_t offered() const { return offered_; }
   ps_t arrival_time(std::uint64_t seq) const { return arrival_[seq]; }
   ps_t delivery_time(std::uint64_t seq) const { return delivery_[seq]; }
   /// Record each flit's first serialization start (default off; for
@@ -417,6 +424,11 @@ class LinkEngine {
   mutable LinkStats stats_;  // rare counters; the rest filled in by stats()
   ErrorScript script_;
   TxObserver observer_;
+  ProgressHook on_progress_;
+  std::uint64_t progress_events_ = 0;  // events of the run loops, for on_progress_
+  void tick_progress() {
+    if ((++progress_events_ & 0xFFF) == 0 && on_progress_) on_progress_(now_, rx_.expected());
+  }
 };
 
 /// Human name of an engine status ("done", "link down", ...).
