@@ -274,6 +274,7 @@ Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
         P.depid = static_cast<int>(X.integer(st, "depid", false, -1, -1, kMaxIds));
         P.deps = static_cast<int>(X.integer(st, "deps", false, -1, -1, kMaxIds));
         P.hasdep = X.integer(st, "hasdep", false, 0, 0, 1) == 1;
+        if (st.attribute("hasdep") && !P.hasdep) P.hasdep_zero = true;
         T.steps.push_back(P);
       }
       G.tbs.push_back(std::move(T));
@@ -284,6 +285,27 @@ Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
     if (S.gpus.empty()) X.fail_at(algo, "<algo> lists no <gpu>");
     S.ngpus = static_cast<int>(S.gpus.size());
   }
+  // MSCCL's runtimes (msccl-executor-nccl and RCCL's msccl kernels) signal
+  // a step's completion to the threadblocks that depend on it only when it
+  // says hasdep="1": a dependency on a step that says hasdep="0" would wait
+  // forever there. fabricsim orders by depid/deps alone; it warns, once per
+  // such step.
+  for (ScheduleGpu& G : S.gpus)
+    for (const ScheduleThreadblock& T : G.tbs)
+      for (const ScheduleStep& P : T.steps) {
+        if (P.depid < 0 || P.deps < 0 || P.depid >= static_cast<int>(G.tbs.size()) ||
+            P.deps >= static_cast<int>(G.tbs[P.depid].steps.size()))
+          continue;
+        ScheduleStep& D = G.tbs[P.depid].steps[P.deps];
+        if (!D.hasdep_zero) continue;
+        S.warnings.push_back(file + ":" + std::to_string(D.line) + ": gpu " + std::to_string(G.id) + " tb " +
+                             std::to_string(P.depid) + " step " + std::to_string(P.deps) +
+                             " says hasdep=\"0\" but step " + std::to_string(P.s) + " of tb " +
+                             std::to_string(T.id) + " (line " + std::to_string(P.line) +
+                             ") depends on it: MSCCL's runtimes would not signal it and that step would wait "
+                             "forever; fabricsim runs it as if hasdep=\"1\"");
+        D.hasdep_zero = false;  // one warning per step
+      }
   return S;
 }
 

@@ -57,6 +57,7 @@ struct ScheduleStep {
   int depid = -1;                        ///< threadblock (index on the same GPU) this step waits for, -1 none
   int deps = -1;                         ///< that threadblock's step
   bool hasdep = false;
+  bool hasdep_zero = false;  ///< the file said hasdep="0" (MSCCL XML; for the warning of Schedule::warnings)
   int line = 0;
 };
 
@@ -94,6 +95,10 @@ struct Schedule {
   int line = 0;                                ///< of <algo> / the schedule key
   int coll_line = 0, ngpus_line = 0;
   std::vector<ScheduleGpu> gpus;  ///< in id order (gpus[r].id == r)
+  /// What the file says that MSCCL's runtimes would treat differently from
+  /// fabricsim, one message each with FILE:LINE (e.g. a dependency whose step
+  /// says hasdep="0"); the run goes on, the CLI prints them as warnings.
+  std::vector<std::string> warnings;
 };
 
 /// Parse MSCCL XML text (pugixml). `file` names the source in messages.

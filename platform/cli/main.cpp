@@ -301,6 +301,19 @@ void write_result(const RunArgs& a, const nlohmann::ordered_json& json, report::
   written(a);
 }
 
+// A schedule run's warnings on stderr: a size outside MSCCL's minBytes /
+// maxBytes (the sizes the file is meant for; not enforced) and what the
+// parser noted (Schedule::warnings).
+void warn_schedule(const sw::Schedule& S, std::uint64_t T) {
+  if ((S.min_bytes && T < S.min_bytes) || (S.max_bytes && T > S.max_bytes))
+    std::cerr << fmt::format("warning: size {} B lies outside the schedule's [minBytes, maxBytes] = [{}, {}]\n", T,
+                             S.min_bytes, S.max_bytes ? std::to_string(S.max_bytes) : std::string("-"));
+  constexpr std::size_t kShown = 3;
+  for (std::size_t i = 0; i < S.warnings.size() && i < kShown; ++i) std::cerr << "warning: " << S.warnings[i] << "\n";
+  if (S.warnings.size() > kShown)
+    std::cerr << fmt::format("warning: ... and {} more like these in {}\n", S.warnings.size() - kShown, S.file);
+}
+
 int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   const fabric::FabricRunConfig cfg = fabric::parse_fabric(config::root_section(doc));
   sim::validate_fabric(cfg);
@@ -316,12 +329,7 @@ int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
                                  ? std::string("RIFL links")
                                  : "policy " + cfg.default_link.policy_name,
                              cfg.seed);
-  if (const auto& S = cfg.workload.schedule) {  // MSCCL minBytes / maxBytes: the sizes it is meant for (not enforced)
-    const std::uint64_t T = cfg.workload.collective.bytes;
-    if ((S->min_bytes && T < S->min_bytes) || (S->max_bytes && T > S->max_bytes))
-      std::cerr << fmt::format("warning: size {} B lies outside the schedule's [minBytes, maxBytes] = [{}, {}]\n", T,
-                               S->min_bytes, S->max_bytes ? std::to_string(S->max_bytes) : std::string("-"));
-  }
+  if (const auto& S = cfg.workload.schedule) warn_schedule(*S, cfg.workload.collective.bytes);
   report::TraceWriter tw;
   const sim::FabricRunResult r = sim::run_fabric(cfg, {}, !a.quiet && isatty(2), a.trace ? &tw : nullptr);
   if (!r.ok) {
@@ -373,12 +381,7 @@ int cmd_run_host(const RunArgs& a, std::shared_ptr<config::Document> doc) {
                              W.ops ? fmt::format("{} operation{}", W.ops, W.ops == 1 ? "" : "s")
                                    : fmt::format("{:.3f} s simulated", sim::cell_duration_ps(cfg) / 1e12),
                              cfg.seed);
-  if (const auto& S = W.schedule) {  // MSCCL minBytes / maxBytes: the sizes it is meant for (not enforced)
-    const std::uint64_t T = W.size_bytes;
-    if ((S->min_bytes && T < S->min_bytes) || (S->max_bytes && T > S->max_bytes))
-      std::cerr << fmt::format("warning: size {} B lies outside the schedule's [minBytes, maxBytes] = [{}, {}]\n", T,
-                               S->min_bytes, S->max_bytes ? std::to_string(S->max_bytes) : std::string("-"));
-  }
+  if (const auto& S = W.schedule) warn_schedule(*S, W.size_bytes);
   report::TraceWriter tw;
   const sim::HostRunResult r = sim::run_host(cfg, !a.quiet && isatty(2), a.trace ? &tw : nullptr);
   if (!r.ok) {

@@ -48,6 +48,28 @@ std::string error_of(const std::string& xml) {
   return "";
 }
 
+// A dependency on a step that says hasdep="0" (MSCCL's runtimes would not
+// signal it) is a warning naming the step's line; one per such step; none for
+// the file as msccl-tools wrote it.
+TEST(ScheduleXml, DependencyOnAStepWithoutHasdepIsAWarning) {
+  const std::string orig = read(kRoot + "/topologies/schedules/allpairs-allreduce-8.xml");
+  EXPECT_TRUE(sw::parse_msccl_xml(orig, "ap.xml").warnings.empty());
+  std::string zero = orig;
+  std::size_t marked = 0;
+  for (std::size_t p = zero.find("hasdep=\"1\""); p != std::string::npos; p = zero.find("hasdep=\"1\"", p)) {
+    zero.replace(p, 10, "hasdep=\"0\"");
+    ++marked;
+  }
+  ASSERT_GT(marked, 0u);
+  const sw::Schedule s = sw::parse_msccl_xml(zero, "ap.xml");
+  EXPECT_EQ(s.warnings.size(), marked);  // every step msccl-tools marked has a dependent
+  ASSERT_FALSE(s.warnings.empty());
+  EXPECT_NE(s.warnings[0].find("ap.xml:"), std::string::npos) << s.warnings[0];
+  EXPECT_NE(s.warnings[0].find("says hasdep=\"0\" but step"), std::string::npos) << s.warnings[0];
+  // The steps run as ordered by depid / deps all the same.
+  EXPECT_NO_THROW(sw::validate(s));
+}
+
 // Every rank fills its input (sw::input_value), meets at a barrier, then runs
 // its part of `s`; "" or the FakeWorld's error (a deadlock, a bad access).
 std::string run_schedule_on(FakeWorld& w, const sw::Schedule& s, const sw::ScheduleLayout& L) {
