@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <set>
 #include <sstream>
 
@@ -735,13 +736,23 @@ void check_run(const Schedule& S, int ranks, const Op* explicit_op, std::uint64_
          "coll '" + S.coll + "' disagrees with workload.collective '" + to_string(*explicit_op) +
              "' (set it to '" + to_string(S.op) + "', e.g. --set workload.collective=" + to_string(S.op) +
              ", or leave it out of the fabric file)");
+  // Every size must be a multiple of 4 B x nchunksperloop, and of 4 B x ranks
+  // for a standard collective: the message names the sizes around T that are.
+  const std::uint64_t unit = S.op == Op::custom ? 4 * S.nchunksperloop
+                                                : std::lcm<std::uint64_t>(4 * S.nchunksperloop, 4ull * ranks);
+  const auto nearest = [&] {
+    const std::uint64_t below = T / unit * unit, above = below + unit;
+    return " (sizes that fit: multiples of " + std::to_string(unit) + " B, e.g. " +
+           (below > 0 ? std::to_string(below) + " B or " : std::string()) + std::to_string(above) + " B)";
+  };
   if (T == 0 || T % (4 * S.nchunksperloop) != 0)
     fail(F, S.line,
          "size " + std::to_string(T) + " B is not a positive multiple of 4 B x " + chunks_key(S) + " (" +
-             std::to_string(4 * S.nchunksperloop) + " B): chunks hold whole float32 values");
+             std::to_string(4 * S.nchunksperloop) + " B): chunks hold whole float32 values" + nearest());
   if (S.op != Op::custom && T % (4ull * ranks) != 0)
     fail(F, S.line,
-         "size " + std::to_string(T) + " B is not a multiple of 4 B x ranks (" + std::to_string(4 * ranks) + " B)");
+         "size " + std::to_string(T) + " B is not a multiple of 4 B x ranks (" + std::to_string(4 * ranks) + " B)" +
+             nearest());
   const std::uint64_t C = chunk_bytes(S, T);
   if (S.op == Op::custom) {  // no standard buffers: each rank's are its chunk counts
     for (const ScheduleGpu& G : S.gpus)

@@ -232,6 +232,12 @@ TEST(ScheduleValidate, RunChecksNgpusCollAndSizes) {
             std::string::npos);
   EXPECT_EQ(err(2, &ar, 65536), "");
   EXPECT_NE(err(2, nullptr, 65536 + 4).find("not a positive multiple of 4 B x nchunksperloop"), std::string::npos);
+  // The sizes around T that fit both rules: lcm(4 x nchunksperloop, 4 x ranks) = 8 B here.
+  EXPECT_NE(err(2, nullptr, 65536 + 4).find("(sizes that fit: multiples of 8 B, e.g. 65536 B or 65544 B)"),
+            std::string::npos)
+      << err(2, nullptr, 65536 + 4);
+  EXPECT_NE(err(2, nullptr, 4).find("(sizes that fit: multiples of 8 B, e.g. 8 B)"), std::string::npos)
+      << err(2, nullptr, 4);
   // In place, msccl-tools gives the aliased buffer 0 chunks: o_chunks=0 for
   // an AllReduce (the output is the input); both 0 is still an error.
   const sw::Schedule ip =
