@@ -318,6 +318,9 @@ void check_variant_columns(config::Section& s, std::vector<config::Section>& sec
 
 using Grid = std::vector<std::pair<std::string, std::vector<std::string>>>;
 
+/// Most points a study may have (its plan is made whole before any point runs).
+constexpr std::uint64_t kMaxPoints = 1000000;
+
 // study.grid: key.path: [v1, v2, ...], in file order. `lines`: the study
 // file's line of each "key.path=value" (for errors found at validation).
 Grid study_grid(const config::Document& doc, config::Section& s, const std::string& policy_key,
@@ -427,6 +430,31 @@ Study load_study(const std::string& path) {
         s.fail("grid", fmt::format("'{}' is also in study.set (line {}): the grid's values would override it at "
                                    "every point; keep it in one of the two",
                                    key, i < st.common_lines.size() ? st.common_lines[i] : 0));
+  // A grid key that a declared variant also sets: the grid's values would
+  // replace the variant's at every point (as for study.set above).
+  for (std::size_t vi = 0; vi < declared.size(); ++vi)
+    for (std::size_t i = 0; i < declared[vi].assignments.size(); ++i)
+      for (const auto& [key, vals] : grid)
+        if (declared[vi].assignments[i].compare(0, key.size() + 1, key + "=") == 0)
+          s.fail("grid", fmt::format("'{}' is also set by variant '{}' (line {}): the grid's values would override "
+                                     "it at every point of that variant; keep it in one of the two",
+                                     key, declared[vi].name,
+                                     i < declared[vi].assignment_lines.size() ? declared[vi].assignment_lines[i] : 0));
+  // The number of points, before any is made (a point's plan takes ~1 KB).
+  {
+    std::uint64_t grid_points = 1;
+    for (const auto& [key, vals] : grid) grid_points = std::min<std::uint64_t>(grid_points * vals.size(), kMaxPoints + 1);
+    std::uint64_t points = 0;
+    for (const auto& v : declared) {
+      const std::uint64_t per = variant_policies(st, v).size() * (v.seeds.empty() ? st.seeds.size() : v.seeds.size());
+      points = std::min<std::uint64_t>(points + per * grid_points, kMaxPoints + 1);
+    }
+    if (points > kMaxPoints)
+      s.fail(grid.empty() ? "seeds" : "grid",
+             fmt::format("the study has more than {} points (variants x policies x seeds x grid values), the "
+                         "limit: split it into several studies",
+                         kMaxPoints));
+  }
   s.finish();
   root.finish();
   st.variants = expand_grid(declared, grid);

@@ -786,6 +786,30 @@ YAML
       *) expect_bad_input "$RES/sdup" "study.grid" "'traffic.flits' is also in study.set (line 6)" ;;
     esac
   done
+  # A grid key that a variant also sets; more points than a plan can hold
+  # (refused before any is made: 2 x 100000 seeds x 8 values).
+  cat >"$s" <<YAML
+study:
+  name: cli-study-dup
+  fabric: $TOPO
+  policies: [preface]
+  seeds: {first: 1, count: 1}
+  grid: {traffic.flits: [400, 600]}
+  variants:
+    - {name: v1, set: {traffic.flits: 500}}
+YAML
+  fs sweep "$s" --out "$RES/sdup"
+  expect_bad_input "$RES/sdup" "$s:6:" "study.grid" "'traffic.flits' is also set by variant 'v1' (line 8)"
+  cat >"$s" <<YAML
+study:
+  name: cli-study-dup
+  fabric: $TOPO
+  policies: [preface, fixed-strong]
+  seeds: {first: 1, count: 100000}
+  grid: {traffic.flits: [100, 200, 300, 400, 500, 600, 700, 800]}
+YAML
+  fs sweep "$s" --collect --out "$RES/sdup"
+  expect_bad_input "$RES/sdup" "$s:6:" "study.grid" "more than 1000000 points"
 }
 
 t_set_list_element() {
@@ -1334,7 +1358,7 @@ check "run --set k=v FABRIC.yaml: the fabric is not taken as another --set" t_se
 check "--seed / --policy together with a --set of the same key: exit 2" t_seed_policy_conflicts
 check "a study's set of run.seed: exit 2 pointing to seeds" t_study_sets_seed
 check "a bad value in a study's set names its line; a scalar over the policy's map is refused" t_study_set_lines
-check "empty option values, duplicate columns, empty lists, a key in set and grid, unknown commands: exit 2" t_empty_and_duplicate_inputs
+check "empty option values, duplicate columns, empty lists, a key in set (or a variant) and grid, too many points, unknown commands: exit 2" t_empty_and_duplicate_inputs
 check "--set addresses list items as links[2].b" t_set_list_element
 # A device as an input file is an error, not an endless read.
 t_device_inputs() {
