@@ -89,7 +89,12 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
   /// Progress callback (simulated ps, transfers completed), called about
   /// every 4096 completions; the platform decides whether to print.
   using ProgressHook = std::function<void(std::uint64_t sim_ps, std::uint64_t completions)>;
-  void set_progress_hook(ProgressHook f) { progress_ = std::move(f); }
+  /// Also called from inside the timing core while it runs long without a
+  /// completion (a link that keeps replaying), with the completions so far.
+  void set_progress_hook(ProgressHook f) {
+    progress_ = std::move(f);
+    if (progress_) engine_->set_progress_hook([this](fabric_core::ps_t t) { progress_(t, completions_); });
+  }
   /// Called for every completed operation: requester rank, peer rank, read?,
   /// bytes, post time and completion time (ps). For traces.
   using OpTraceHook = std::function<void(int requester, int peer, bool read, std::uint64_t bytes,

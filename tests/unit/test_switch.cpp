@@ -276,6 +276,20 @@ TEST(UalinkSwitchInFabric, SwitchInputBufferIsReportedPerLinkDirection) {
   EXPECT_EQ(s.eng->direction_stats(2).max_input_buffer, 0u);
 }
 
+// A transfer long enough to take more than 2^13 direction steps in one run()
+// reports progress from inside it (non-decreasing core times) and completes
+// at the same instant as without the hook.
+TEST(UalinkSwitchInFabric, ProgressHookFiresInsideALongRunWithoutChangingIt) {
+  Star plain(0, 64, 64), hooked(0, 64, 64);
+  std::vector<link::ps_t> seen;
+  hooked.eng->set_progress_hook([&](link::ps_t t) { seen.push_back(t); });
+  const link::ps_t t0 = plain.send(640 * 20000), t1 = hooked.send(640 * 20000);
+  EXPECT_EQ(t1, t0);
+  ASSERT_GE(seen.size(), 2u);
+  for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_GE(seen[i], seen[i - 1]);
+  EXPECT_LE(seen.back(), t1);
+}
+
 TEST(UalinkSwitchInFabric, ALinkOnAPortTheSwitchLacksIsRejected) {
   UalinkSwitch sw("fabric.sw", SwitchParams{0, 0, 1});
   std::vector<fabric_core::EngineNode> nodes{{"fabric.acc0", true, 0, nullptr},

@@ -236,8 +236,11 @@ ps_t FabricEngine::run(ps_t limit, std::vector<Completion>& out) {
   sink_ = &out;
   const std::size_t before = out.size();
   ps_t completed_at = link::kNever;
+  std::uint32_t pops = 0;  // for progress_ (a long stretch without completions)
   while (failed_dir_ < 0) {
     if (heap_.empty() || heap_.min_key() >= limit) break;
+    if ((++pops & 0x1FFF) == 0 && progress_) [[unlikely]]
+      progress_(now_);
     const auto [t, d] = heap_.pop();
     Direction& dir = dirs_[d];
     if (t != dir.scheduled) continue;  // stale

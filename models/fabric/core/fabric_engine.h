@@ -142,6 +142,8 @@ class FabricEngine : public TimingCore {
   rifl::FabricRiflLink* rifl_link(std::size_t d);
   /// Multi-line state dump: open transfers, every non-idle link direction.
   std::string diagnosis() const override;
+  /// Calls `f(now)` every 2^13 directions stepped inside run().
+  void set_progress_hook(ProgressHook f) override { progress_ = std::move(f); }
 
  private:
   using FlitTag = common::FlitTag;
@@ -237,6 +239,7 @@ class FabricEngine : public TimingCore {
   std::vector<Completion>* sink_ = nullptr;
   int failed_dir_ = -1;
   int stalled_dir_ = -1;  // a RIFL link that can make no progress
+  ProgressHook progress_;
 };
 
 }  // namespace fabricsim::fabric_core

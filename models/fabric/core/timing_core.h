@@ -5,6 +5,7 @@
 // replay and FEC) and pcie::PcieEngine (PCIe host: switches, host bridges,
 // IO-die quadrants, in TLP bursts). Plain C++, no SystemC.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,11 @@ class TimingCore {
   virtual bool stalled() const { return false; }
   /// Multi-line state dump for deadlock and deadline diagnoses.
   virtual std::string diagnosis() const = 0;
+  /// Called with the core's time every so many events inside run() (a long
+  /// stretch without a completion still shows progress); no effect on
+  /// results. Default: a core that never calls it.
+  using ProgressHook = std::function<void(ps_t now_ps)>;
+  virtual void set_progress_hook(ProgressHook) {}
 };
 
 }  // namespace fabricsim::fabric_core
