@@ -64,10 +64,13 @@ std::string algorithm_label(const fabric::FabricRunConfig& c) {
 
 std::string collective_csv(const std::string& collective, const std::string& algorithm, std::uint64_t ranks,
                            const CollectiveRow& r, const std::string& redop, const std::string& correct) {
+  // No time (a terminal failure: the collective did not complete): empty cells, as in a study's results.csv.
+  const auto num = [](double x) { return std::isfinite(x) ? fmt::format("{:.3f}", x) : std::string(); };
   return fmt::format(
       "collective,algorithm,ranks,size,count,type,redop,time_us,algbw_GBps,busbw_GBps,correct\n"
-      "{},{},{},{},{},float,{},{:.3f},{:.3f},{:.3f},{}\n",
-      collective, algorithm, ranks, r.size_bytes, r.count, redop, r.time_us, r.algbw_GBps, r.busbw_GBps, correct);
+      "{},{},{},{},{},float,{},{},{},{},{}\n",
+      collective, algorithm, ranks, r.size_bytes, r.count, redop, num(r.time_us), num(r.algbw_GBps),
+      num(r.busbw_GBps), correct);
 }
 
 std::string collective_csv(const fabric::FabricRunConfig& c, const CollectiveRow& r) {

@@ -1224,10 +1224,12 @@ PY
     --set defaults.link.channel.magnitude_bad=30)
   fs run "$ROOT/topologies/ring8.yaml" "${ring[@]}" --out "$RES/ldr"
   [[ $rc -eq 0 ]] || { note "ring link down: exit $rc"; show_output; return; }
-  python3 - "$RES/ldr/collectives.csv" <<'PY' || note "collectives.csv correct is not 'not checked'"
+  python3 - "$RES/ldr/collectives.csv" <<'PY' || note "collectives.csv: correct is not 'not checked', or a time cell is not empty"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert rows and rows[-1]["correct"] == "not checked", rows
+# no time: empty cells (as in a study's results.csv), never "nan"
+assert all(rows[-1][k] == "" for k in ("time_us", "algbw_GBps", "busbw_GBps")), rows
 PY
   python3 - "$RES/ldr/result.json" <<'PY' || note "result.json collective.correct is not 'not checked'"
 import json, sys
