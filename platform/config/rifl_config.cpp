@@ -83,10 +83,14 @@ void rifl_traffic(Section& root, rifl::RiflConfig& c) {
   t.choice("pattern", "saturating", {"saturating"});
   c.bytes_per_direction = t.bytes("bytes", c.bytes_per_direction);
   if (c.bytes_per_direction == 0) t.fail("bytes", "must be > 0");
-  c.payload_min = static_cast<std::uint32_t>(t.bytes("payload_min", c.payload_min));
-  c.payload_max = static_cast<std::uint32_t>(t.bytes("payload_max", c.payload_max));
-  if (c.payload_min < 1 || c.payload_max > (1u << 24) || c.payload_min > c.payload_max)
-    t.fail("payload_min", "payload sizes must satisfy 1 B <= payload_min <= payload_max <= 16 MiB");
+  // Checked before the narrowing: the key that breaks the rule is named.
+  const std::uint64_t pmin = t.bytes("payload_min", c.payload_min), pmax = t.bytes("payload_max", c.payload_max);
+  const char* const rule = "payload sizes must satisfy 1 B <= payload_min <= payload_max <= 16 MiB";
+  if (pmin < 1 || pmin > (1u << 24)) t.fail("payload_min", rule);
+  if (pmax > (1u << 24)) t.fail("payload_max", rule);
+  if (pmin > pmax) t.fail("payload_min", rule);
+  c.payload_min = static_cast<std::uint32_t>(pmin);
+  c.payload_max = static_cast<std::uint32_t>(pmax);
   c.load_ba = t.boolean("both_directions", true);
   // The link keeps records per packet (its last segment at build, its
   // latency when done, and the experiment's copy for the percentiles): ~28 B

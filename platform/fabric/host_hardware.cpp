@@ -155,6 +155,8 @@ void stall_calendar(config::Section& a, HostSpec& H) {
   for (const auto& q : a.strings("order", def)) {
     const int v = whole(q);
     if (v < 0 || v >= H.quadrants) a.fail("order", fmt::format("'{}' is not a quadrant (0..{})", q, H.quadrants - 1));
+    if (std::find(cal.order.begin(), cal.order.end(), v) != cal.order.end())
+      a.fail("order", fmt::format("quadrant {} is listed twice", v));
     cal.order.push_back(v);
   }
   if (cal.period_ps == 0) a.fail("period", "the stall period must be > 0");

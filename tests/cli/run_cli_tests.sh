@@ -1074,6 +1074,9 @@ t_host_window_longer_than_period() {
   write_frank win.yaml 's/    window: 175ms/    window: 2500ms/'
   fs run "$FX/win.yaml" --out "$RES/win"
   expect_bad_input "$RES/win" "win.yaml:" "mechanisms.read_stall.window" "longer than its period"
+  # a quadrant twice in the order: named there, not on the stagger
+  fs run "$FRANK" --set 'mechanisms.read_stall.order=[0,0,1,2]' --out "$RES/win"
+  expect_bad_input "$RES/win" "--set mechanisms.read_stall.order" "quadrant 0 is listed twice"
 }
 t_host_missing_bridge() {
   write_frank hb.yaml 's/{name: p1, host_bridge: "e0"}/{name: p1, host_bridge: "f0"}/'
@@ -1408,6 +1411,12 @@ t_rifl_bad_input() {
   write_rifl rbig.yaml 's/^  bytes: .*/  bytes: 1PB/'
   fs run "$FX/rbig.yaml" --out "$RES/rbig"
   expect_bad_input "$RES/rbig" "rbig.yaml:" "traffic.bytes" "at most 2^27 packets"
+  # the key that breaks a rule is the one named (found by a new-user pass)
+  fs run "$RIFL" --set traffic.payload_max=1PiB --out "$RES/rbig"
+  expect_bad_input "$RES/rbig" "--set traffic.payload_max" "payload_max <= 16 MiB"
+  fs run "$RIFL" --set 'rifl.fec_profiles=[{name: X, overhead: 100%, decode_delay: 1s, correctable: 100000}]' \
+    --set rifl.fec=X --out "$RES/rbig"
+  expect_bad_input "$RES/rbig" "--set rifl.fec" "one-way delay of" "FEC"
 }
 t_rifl_hopeless_ber_diagnosis() {
   fs run "$RIFL" --set rifl.channel.ber=0.05 --set traffic.bytes=10MB --quiet --out "$RES/rhop"

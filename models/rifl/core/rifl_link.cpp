@@ -92,10 +92,12 @@ RiflDerived derive(const RiflConfig& c) {
   }
   d.rtt_ns = 2 * d.one_way_ns;
   // The key behind a delay that is too long: its largest part.
-  const auto delay_key = [&c]() {
+  const auto delay_key = [&c, &d]() {
     double skew = 0;
     for (double sk : c.lane_skew_ns) skew = std::max(skew, sk);
     const double cable = c.cable_ns_per_m * c.cable_m;
+    const double fec = d.fec_latency_ns;  // the FEC profile's codeword and decode delay (0 without FEC)
+    if (fec > skew && fec > cable && fec > c.transceiver_ns) return "fec";
     if (skew >= cable && skew >= c.transceiver_ns) return "lane_skew";
     return cable >= c.transceiver_ns ? "cable_length_m" : "transceiver_latency";
   };
