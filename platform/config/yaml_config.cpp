@@ -49,6 +49,10 @@ const std::string* override_of(const Document& d, const std::string& kp) {
 
 bool absent(const YAML::Node& n) { return !n.IsDefined() || n.IsNull(); }
 
+constexpr const char* kNoMap =
+    "has no value (a key written with nothing after it, '~' or 'null'): give a map of keys, or leave the key "
+    "out for its defaults";
+
 std::string where(const std::string& file, const YAML::Mark& m) {
   if (m.is_null() || m.line < 0) return file;
   return fmt::format("{}:{}:{}", file, m.line + 1, m.column + 1);
@@ -373,15 +377,18 @@ std::string Section::scalar(const std::string& key, const YAML::Node& n) {
 Section Section::child(const std::string& key) {
   YAML::Node n = get(key);
   if (!n.IsDefined()) fail(key, "required section is missing");
-  if (n.IsNull()) return Section(doc_, YAML::Node(YAML::NodeType::Map), key_path(key));  // `key:` alone: empty
+  if (n.IsNull()) fail(key, kNoMap);
   if (!n.IsMap()) fail(key, "expected a map of keys");
   return Section(doc_, n, key_path(key));
 }
 
 Section Section::child_or_empty(const std::string& key) {
   YAML::Node n = get(key);
-  if (!absent(n) && !n.IsMap()) fail(key, "expected a map of keys");
-  return Section(doc_, absent(n) ? YAML::Node(YAML::NodeType::Map) : n, key_path(key));
+  // A map written without a value (`key:` alone, `~`, `--set key=null`) is an
+  // error like any other key without one, never its defaults.
+  if (n.IsDefined() && n.IsNull()) fail(key, kNoMap);
+  if (n.IsDefined() && !n.IsMap()) fail(key, "expected a map of keys");
+  return Section(doc_, n.IsDefined() ? n : YAML::Node(YAML::NodeType::Map), key_path(key));
 }
 
 std::vector<Section> Section::list(const std::string& key, bool required) {

@@ -292,8 +292,14 @@ TEST(LinkConfigYaml, KeyWithoutValueIsAnErrorNotTheDefault) {
   const std::string msg = config_error(h, {"link.forward_rate=200Gb/s", "link.forward_rate=null"});
   EXPECT_NE(msg.find("--set link.forward_rate"), std::string::npos) << msg;
   EXPECT_NE(msg.find("has no value"), std::string::npos) << msg;
-  // An empty map stays an empty map (every key at its default).
-  EXPECT_EQ(config_error(tmp.write("empty_map.yaml", base_with(11, "traffic:"))), "");
+  // A map written without a value is an error too (`traffic:` alone, or
+  // --set traffic=null); an explicitly empty map `{}` keeps every key at its default.
+  const std::string m = tmp.write("null_map.yaml", base_with(11, "traffic:"));
+  expect_located(config_error(m), m, 11, "traffic");
+  EXPECT_NE(config_error(m).find("has no value"), std::string::npos) << config_error(m);
+  EXPECT_NE(config_error(h, {"link=null"}).find("--set link: has no value"), std::string::npos)
+      << config_error(h, {"link=null"});
+  EXPECT_EQ(config_error(tmp.write("empty_map.yaml", base_with(11, "traffic: {}"))), "");
 }
 
 TEST(LinkConfigYaml, BadUnit) {
