@@ -46,6 +46,11 @@ void link_latency_bandwidth(config::Section& f, HostSpec& H) {
   if (H.max_payload < 128 || H.max_payload > 4096 || (H.max_payload & (H.max_payload - 1)))
     l.fail("max_payload", "max payload size is a power of two from 128B to 4096B");
   H.tlp_overhead = l.bytes("tlp_overhead", 24);
+  // Header (12-16 B, plus prefixes), sequence number, LCRC and framing: tens of bytes per TLP.
+  if (H.tlp_overhead > 128)
+    l.fail("tlp_overhead", fmt::format("{} B of overhead per TLP is not a PCIe TLP's (header, sequence number, "
+                                       "LCRC and framing: 0..128 B)",
+                                       H.tlp_overhead));
   l.finish();
   config::Section t = f.child_or_empty("latency");
   H.switch_ps = t.time_ps("switch", 150'000);

@@ -1077,6 +1077,8 @@ t_host_window_longer_than_period() {
   # a quadrant twice in the order: named there, not on the stagger
   fs run "$FRANK" --set 'mechanisms.read_stall.order=[0,0,1,2]' --out "$RES/win"
   expect_bad_input "$RES/win" "--set mechanisms.read_stall.order" "quadrant 0 is listed twice"
+  fs run "$FRANK" --set fabric.link.tlp_overhead=1MiB --out "$RES/win"
+  expect_bad_input "$RES/win" "--set fabric.link.tlp_overhead" "0..128 B"
 }
 t_host_missing_bridge() {
   write_frank hb.yaml 's/{name: p1, host_bridge: "e0"}/{name: p1, host_bridge: "f0"}/'
@@ -1133,7 +1135,7 @@ t_host_address_map() {
   [[ $rc -eq 0 ]] || { note "check with fabric.address_base: exit $rc"; show_output; return; }
   grep -Eq "^  gpu0 +0x000000003000  " "$OUT" || { note "gpu0 not at fabric.address_base"; show_output; }
 }
-check "pcie host, stall window longer than its period: exit 2, file:line, key" t_host_window_longer_than_period
+check "pcie host, stall window longer than its period, a quadrant twice in the order, absurd TLP overhead: exit 2, file:line, key" t_host_window_longer_than_period
 check "pcie host, global address map: check prints it; overlap / misalignment are exit 2 at the key" t_host_address_map
 check "pcie host, partition on a missing host bridge: exit 2, file:line, key" t_host_missing_bridge
 check "pcie host, GPU on a missing partition: exit 2, file:line, key" t_host_gpu_on_missing_partition
