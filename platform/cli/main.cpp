@@ -417,9 +417,9 @@ int cmd_run_rifl(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   if (!a.quiet)
     std::cout << fmt::format(
         "fabricsim run: {} ({}), {} lanes x {} Gb/s, {}-bit frames, {}, "
-        "{} B per direction, seed {}\n",
+        "{} B {}, seed {}\n",
         cfg.name, a.fabric, c.lanes, c.lane_rate_bps / 1e9, c.frame_bits, config::rifl_channel_text(c),
-        c.bytes_per_direction, c.seed) << std::flush;  // shown even if the run is interrupted (piped stdout)
+        c.bytes_per_direction, c.load_ba ? "per direction" : "a->b (one direction loaded)", c.seed) << std::flush;  // shown even if the run is interrupted (piped stdout)
   report::TraceWriter tw;
   const sim::RiflRunResult r = sim::run_rifl_experiment(cfg, a.trace ? &tw : nullptr, !a.quiet && isatty(2));
   if (!r.ok) {

@@ -380,11 +380,12 @@ RiflRunResult run_rifl_experiment(const config::RiflExperimentConfig& cfg, repor
   const auto& s0 = link.stats(0);
   const auto& s1 = link.stats(1);
   r.summary = fmt::format(
-      "  bandwidth ratio {:.4f} (analytic {})   goodput {:.2f} Gb/s per direction   efficiency {:.4f}\n"
+      "  bandwidth ratio {:.4f} (analytic {})   goodput {:.2f} Gb/s {}   efficiency {:.4f}\n"
       "  latency mean {:.1f} ns   P99 {:.1f} ns   P99.9 {:.1f} ns   ({} packets)\n"
       "  retransmitted frames {}   detected errors {}   undetected errors {}   out-of-sync {}   MTBF {} years\n"
       "  retransmit buffer {} frames, one-way {} slots of {:.3f} ns, {:.1f} us simulated\n",
-      f.ratio, std::isnan(f.analytic) ? std::string("n/a") : fmt::format("{:.4f}", f.analytic), f.goodput_gbps, f.efficiency, f.mean, f.p99, f.p999, link.latencies_slots().size(), f.retx,
+      f.ratio, std::isnan(f.analytic) ? std::string("n/a") : fmt::format("{:.4f}", f.analytic), f.goodput_gbps,
+      c.load_ba ? "per direction" : "(a->b; b->a unloaded)", f.efficiency, f.mean, f.p99, f.p999, link.latencies_slots().size(), f.retx,
       s0.detected_errors + s1.detected_errors, f.undetected, s0.out_of_sync + s1.out_of_sync,
       std::isnan(f.mtbf_years)      ? "n/a"
       : std::isfinite(f.mtbf_years) ? sci(f.mtbf_years)
