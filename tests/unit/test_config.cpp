@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -106,6 +107,13 @@ TEST(Units, ErrorsThrowUnitError) {
   EXPECT_THROW(parse_fraction("-1%"), UnitError);
   EXPECT_THROW(parse_fraction("2.5 percent"), UnitError);
   EXPECT_THROW(parse_number("16x"), UnitError);
+  // A value that underflows to 0 (or a denormal) is refused, not run as 0; "-0" is 0.
+  EXPECT_THROW(parse_number("1e-400"), UnitError);
+  EXPECT_THROW(parse_number("5e-310"), UnitError);
+  EXPECT_THROW(parse_time_ps("1e-400s"), UnitError);
+  EXPECT_DOUBLE_EQ(parse_number("1e-300"), 1e-300);
+  EXPECT_EQ(parse_number("0.0e5"), 0.0);
+  EXPECT_FALSE(std::signbit(parse_number("-0")));
   // UnitError is a std::invalid_argument
   EXPECT_THROW(parse_time_ps("20"), std::invalid_argument);
   // The message names the offending text.
