@@ -113,18 +113,18 @@ bool valid_node_id(const std::string& id) {
 namespace {
 
 // "acc3.1" -> ("acc3", 1)
+// "NODE.PORT": the port digits only (no sign, no space), at most 65535.
 bool split_endpoint(const std::string& t, std::string& node, std::uint32_t& port) {
   const auto dot = t.rfind('.');
-  if (dot == std::string::npos || dot == 0 || dot + 1 >= t.size()) return false;
+  if (dot == std::string::npos || dot == 0 || dot + 1 >= t.size() || t.size() - dot - 1 > 5) return false;
   node = t.substr(0, dot);
-  try {
-    std::size_t pos = 0;
-    const unsigned long v = std::stoul(t.substr(dot + 1), &pos);
-    if (pos != t.size() - dot - 1 || v > 65535) return false;
-    port = static_cast<std::uint32_t>(v);
-  } catch (...) {
-    return false;
+  unsigned long v = 0;
+  for (std::size_t i = dot + 1; i < t.size(); ++i) {
+    if (t[i] < '0' || t[i] > '9') return false;
+    v = 10 * v + static_cast<unsigned long>(t[i] - '0');
   }
+  if (v > 65535) return false;
+  port = static_cast<std::uint32_t>(v);
   return true;
 }
 
@@ -418,8 +418,8 @@ void explicit_links(config::Section& root, FabricSpec& F, std::map<std::string, 
     std::string na, nb;
     std::uint32_t pa = 0, pb = 0;
     const std::string ea = l.required_string("a"), eb = l.required_string("b");
-    if (!split_endpoint(ea, na, pa)) l.fail("a", fmt::format("'{}' is not NODE.PORT (e.g. acc0.0)", ea));
-    if (!split_endpoint(eb, nb, pb)) l.fail("b", fmt::format("'{}' is not NODE.PORT (e.g. sw0.3)", eb));
+    if (!split_endpoint(ea, na, pa)) l.fail("a", fmt::format("'{}' is not NODE.PORT (e.g. acc0.0; port 0..65535)", ea));
+    if (!split_endpoint(eb, nb, pb)) l.fail("b", fmt::format("'{}' is not NODE.PORT (e.g. sw0.3; port 0..65535)", eb));
     if (!ids.count(na)) l.fail("a", fmt::format("dangling reference: no node '{}'", na));
     if (!ids.count(nb)) l.fail("b", fmt::format("dangling reference: no node '{}'", nb));
     add_link(F, dflt, ids[na], pa, ids[nb], pb, {where_of(l, "a"), l.path()});

@@ -818,6 +818,11 @@ t_set_list_element() {
   expect_bad_input "$RES/lst.dot" "--set links[2].b" "dangling reference"
   fs check "$FX/lst.yaml" --set 'links[3].b=sw0.3' --dot "$RES/lst.dot"
   expect_bad_input "$RES/lst.dot" "--set links[3].b" "past the end"
+  local e
+  for e in 'sw0. 2' 'sw0.+2' 'sw0.65536'; do  # the port: digits only, 0..65535
+    fs check "$FX/lst.yaml" --set "links[2].b=$e" --dot "$RES/lst.dot"
+    expect_bad_input "$RES/lst.dot" "--set links[2].b" "is not NODE.PORT" "port 0..65535"
+  done
   fs check "$FX/lst.yaml" --set 'links[2].b=sw0.7' --dot "$RES/lst.dot"
   [[ $rc -eq 0 ]] || { note "check --set links[2].b=sw0.7: exit $rc"; show_output; return; }
   grep -qF -- '3--2 [label="0-7"]' "$RES/lst.dot" || note "DOT does not show acc2 on sw0 port 7: $(grep -- -- "$RES/lst.dot" | tr '\n' ' ')"
