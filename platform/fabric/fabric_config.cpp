@@ -448,11 +448,16 @@ int assign_ranks(FabricSpec& F) {
 
 // link_overrides: a link overlay on link `index`.
 void link_overrides(config::Section& root, FabricSpec& F) {
+  std::map<std::uint64_t, std::size_t> seen;  // link index -> override item
+  std::size_t item = 0;
   for (auto& o : root.list("link_overrides")) {
     const std::uint64_t idx = o.integer("index", 0, 0, ~0ull);
     if (!o.has("index")) o.fail("index", "required value is missing");
     if (idx >= F.links.size())
       o.fail("index", fmt::format("no link {} (the fabric has {} links)", idx, F.links.size()));
+    if (const auto [it, fresh] = seen.emplace(idx, item++); !fresh)
+      o.fail("index", fmt::format("link {} is already overridden by link_overrides[{}]: merge the two", idx,
+                                  it->second));
     link_overlay(o.child("link"), F.links[idx]);
     o.finish();
   }

@@ -2144,6 +2144,10 @@ t_rifl_fabric_bad_input() {
   fs run "$ROOT/topologies/ring8.yaml" --set defaults.link.protocol=rifl --set 'defaults.link.rifl.lane_skew=[0ns,1ns,2ns,3ns]' \
     --set 'link_overrides=[{index: 2, link: {rifl: {lanes: 2}}}]' --out "$RES/rfskew"
   expect_bad_input "$RES/rfskew" "link_overrides[0].link.rifl.lanes" "inherits lists 4 values"
+  fs run "$ROOT/topologies/ring8.yaml" \
+    --set 'link_overrides=[{index: 2, link: {propagation: 30ns}}, {index: 2, link: {propagation: 40ns}}]' \
+    --out "$RES/rfskew"
+  expect_bad_input "$RES/rfskew" "link_overrides[1].index" "link 2 is already overridden by link_overrides[0]"
   # Lane skew beyond the model's limit (2^19 slots one way): exit 2 in the link experiment too.
   fs check "$ROOT/topologies/rifl-link.yaml" --set 'rifl.lane_skew=[0ns,2ns,0ns,50ms]'
   [[ $rc -eq 2 ]] && grep -qF "beyond the model's limit of 2^19 slots" "$ERR" || note "50 ms of lane skew: exit $rc $(cat "$ERR")"
