@@ -747,28 +747,15 @@ YAML
 # lists and unknown commands are bad input (exit 2, one line, nothing written).
 t_empty_and_duplicate_inputs() {
   local s="$FX/study-dup.yaml"
+  dup_head() { printf 'study:\n  name: cli-study-dup\n  fabric: %s\n  policies: [preface]\n  seeds: {first: 1, count: 1}\n' "$TOPO"; }
   fs sweep "$SWEEP_STUDY" --shard "" --out "$RES/shempty"
   expect_bad_input "$RES/shempty" "--shard" "empty value"
   fs sweep "$SWEEP_STUDY" --out ""
   expect_bad_input "$RES/shempty" "--out" "empty value"
-  cat >"$s" <<YAML
-study:
-  name: cli-study-dup
-  fabric: $TOPO
-  policies: [preface]
-  seeds: {first: 1, count: 1}
-  columns: [policy, seed, goodput_gbps, goodput_gbps]
-YAML
+  { dup_head; echo '  columns: [policy, seed, goodput_gbps, goodput_gbps]'; } >"$s"
   fs sweep "$s" --out "$RES/sdup"
   expect_bad_input "$RES/sdup" "$s:6:" "study.columns" "'goodput_gbps' is listed twice"
-  cat >"$s" <<YAML
-study:
-  name: cli-study-dup
-  fabric: $TOPO
-  policies: [preface]
-  seeds: {first: 1, count: 1}
-  variants: []
-YAML
+  { dup_head; echo '  variants: []'; } >"$s"
   fs sweep "$s" --out "$RES/sdup"
   expect_bad_input "$RES/sdup" "$s:6:" "study.variants" "the list is empty"
   fs runn --help
@@ -777,8 +764,7 @@ YAML
   expect_bad_input "$RES/sdup" "--seed" "empty value"
   local body
   for body in "metrics: []" "columns: []" $'set: {traffic.flits: 500}\n  grid: {traffic.flits: [400, 600]}'; do
-    printf 'study:\n  name: cli-study-dup\n  fabric: %s\n  policies: [preface]\n  seeds: {first: 1, count: 1}\n  %s\n' \
-      "$TOPO" "$body" >"$s"
+    { dup_head; printf '  %s\n' "$body"; } >"$s"
     fs sweep "$s" --out "$RES/sdup"
     case $body in
       metrics*) expect_bad_input "$RES/sdup" "$s:6:" "study.metrics" "the list is empty" ;;
@@ -788,16 +774,7 @@ YAML
   done
   # A grid key that a variant also sets; more points than a plan can hold
   # (refused before any is made: 2 x 100000 seeds x 8 values).
-  cat >"$s" <<YAML
-study:
-  name: cli-study-dup
-  fabric: $TOPO
-  policies: [preface]
-  seeds: {first: 1, count: 1}
-  grid: {traffic.flits: [400, 600]}
-  variants:
-    - {name: v1, set: {traffic.flits: 500}}
-YAML
+  { dup_head; printf '  grid: {traffic.flits: [400, 600]}\n  variants:\n    - {name: v1, set: {traffic.flits: 500}}\n'; } >"$s"
   fs sweep "$s" --out "$RES/sdup"
   expect_bad_input "$RES/sdup" "$s:6:" "study.grid" "'traffic.flits' is also set by variant 'v1' (line 8)"
   cat >"$s" <<YAML
