@@ -26,6 +26,7 @@
 #include "models/link/core/policy.h"
 #include "platform/config/link_config.h"
 #include "platform/config/rifl_config.h"
+#include "platform/config/units.h"
 #include "platform/config/yaml_config.h"
 #include "platform/fabric/fabric_config.h"
 #include "platform/fabric/host_config.h"
@@ -321,6 +322,22 @@ using Grid = std::vector<std::pair<std::string, std::vector<std::string>>>;
 /// Most points a study may have (its plan is made whole before any point runs).
 constexpr std::uint64_t kMaxPoints = 1000000;
 
+// Two grid values that are the same quantity written differently (64KiB and
+// 65536B, 1e-6 and 0.000001, 20ns and 20000ps): both parse under one of the
+// unit parsers to the same value. Text that none parses (a name) is compared
+// as text only.
+bool same_quantity(const std::string& a, const std::string& b) {
+  const auto same = [&](auto parse) {
+    try {
+      return parse(a) == parse(b);
+    } catch (const std::exception&) {
+      return false;
+    }
+  };
+  return same(config::parse_number) || same(config::parse_bytes) || same(config::parse_time_ps) ||
+         same(config::parse_rate_bps) || same(config::parse_fraction);
+}
+
 // study.grid: key.path: [v1, v2, ...], in file order. `lines`: the study
 // file's line of each "key.path=value" (for errors found at validation).
 Grid study_grid(const config::Document& doc, config::Section& s, const std::string& policy_key,
@@ -339,6 +356,12 @@ Grid study_grid(const config::Document& doc, config::Section& s, const std::stri
           s.fail("grid", fmt::format("'{}' lists the value '{}' twice (line {}): two points would have the same "
                                      "label and the same rows",
                                      it->first.Scalar(), it->second[i].Scalar(), it->second[i].Mark().line + 1));
+        for (const auto& earlier : vals)
+          if (same_quantity(earlier, it->second[i].Scalar()))
+            s.fail("grid", fmt::format("'{}' lists '{}' and '{}' (line {}), the same value written twice: two "
+                                       "points would run the same configuration",
+                                       it->first.Scalar(), earlier, it->second[i].Scalar(),
+                                       it->second[i].Mark().line + 1));
         vals.push_back(it->second[i].Scalar());
         lines.emplace(it->first.Scalar() + "=" + vals.back(), it->second[i].Mark().line + 1);
       }

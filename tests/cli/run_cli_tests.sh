@@ -777,6 +777,10 @@ t_empty_and_duplicate_inputs() {
   { dup_head; printf '  grid: {traffic.flits: [400, 600]}\n  variants:\n    - {name: v1, set: {traffic.flits: 500}}\n'; } >"$s"
   fs sweep "$s" --out "$RES/sdup"
   expect_bad_input "$RES/sdup" "$s:6:" "study.grid" "'traffic.flits' is also set by variant 'v1' (line 8)"
+  # one value written in two units (or two spellings of a number)
+  { dup_head; echo '  grid: {link.propagation: [20ns, 20000ps]}'; } >"$s"
+  fs sweep "$s" --out "$RES/sdup"
+  expect_bad_input "$RES/sdup" "$s:6:" "study.grid" "lists '20ns' and '20000ps'" "the same value written twice"
   cat >"$s" <<YAML
 study:
   name: cli-study-dup
