@@ -301,8 +301,8 @@ Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
         if (!D.hasdep_zero) continue;
         S.warnings.push_back(file + ":" + std::to_string(D.line) + ": gpu " + std::to_string(G.id) + " tb " +
                              std::to_string(P.depid) + " step " + std::to_string(P.deps) +
-                             " says hasdep=\"0\" but step " + std::to_string(P.s) + " of tb " +
-                             std::to_string(T.id) + " (line " + std::to_string(P.line) +
+                             " says hasdep=\"0\" but step " + std::to_string(P.s) + " of tb " + std::to_string(T.id) +
+                             " (line " + std::to_string(P.line) +
                              ") depends on it: MSCCL's runtimes would not signal it and that step would wait "
                              "forever; fabricsim runs it as if hasdep=\"1\"");
         D.hasdep_zero = false;  // one warning per step
@@ -733,13 +733,13 @@ void check_run(const Schedule& S, int ranks, const Op* explicit_op, std::uint64_
              " accelerators");
   if (explicit_op && *explicit_op != S.op)
     fail(F, S.coll_line,
-         "coll '" + S.coll + "' disagrees with workload.collective '" + to_string(*explicit_op) +
-             "' (set it to '" + to_string(S.op) + "', e.g. --set workload.collective=" + to_string(S.op) +
+         "coll '" + S.coll + "' disagrees with workload.collective '" + to_string(*explicit_op) + "' (set it to '" +
+             to_string(S.op) + "', e.g. --set workload.collective=" + to_string(S.op) +
              ", or leave it out of the fabric file)");
   // Every size must be a multiple of 4 B x nchunksperloop, and of 4 B x ranks
   // for a standard collective: the message names the sizes around T that are.
-  const std::uint64_t unit = S.op == Op::custom ? 4 * S.nchunksperloop
-                                                : std::lcm<std::uint64_t>(4 * S.nchunksperloop, 4ull * ranks);
+  const std::uint64_t unit =
+      S.op == Op::custom ? 4 * S.nchunksperloop : std::lcm<std::uint64_t>(4 * S.nchunksperloop, 4ull * ranks);
   const auto nearest = [&] {
     const std::uint64_t below = T / unit * unit, above = below + unit;
     return " (sizes that fit: multiples of " + std::to_string(unit) + " B, e.g. " +

@@ -58,10 +58,12 @@ void ualink_port::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& de
     const auto st = engine_.run_to_completion(deadline_ps_);
     forward_delivered();
     if (st == link::LinkEngine::Status::deadline)
-      SC_REPORT_ERROR("fabricsim/ualink_port",
-                      fmt::format("the stream did not complete within the watchdog deadline of {:g} us simulated ({} of {} flits "
-                                  "delivered; the key run.deadline sets it): {}",
-                                  deadline_ps_ / 1e6, engine_.delivered(), engine_.offered(), diagnosis()).c_str());
+      SC_REPORT_ERROR(
+          "fabricsim/ualink_port",
+          fmt::format("the stream did not complete within the watchdog deadline of {:g} us simulated ({} of {} flits "
+                      "delivered; the key run.deadline sets it): {}",
+                      deadline_ps_ / 1e6, engine_.delivered(), engine_.offered(), diagnosis())
+              .c_str());
     if (st != link::LinkEngine::Status::done && st != link::LinkEngine::Status::link_down)
       SC_REPORT_ERROR("fabricsim/ualink_port", diagnosis().c_str());
   } else if (n > 0) {

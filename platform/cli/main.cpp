@@ -328,7 +328,8 @@ int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
                              cfg.default_proto.protocol == fabric_core::LinkProtocol::rifl
                                  ? std::string("RIFL links")
                                  : "policy " + cfg.default_link.policy_name,
-                             cfg.seed) << std::flush;  // shown even if the run is interrupted (piped stdout)
+                             cfg.seed)
+              << std::flush;  // shown even if the run is interrupted (piped stdout)
   if (const auto& S = cfg.workload.schedule) warn_schedule(*S, cfg.workload.collective.bytes);
   report::TraceWriter tw;
   const sim::FabricRunResult r = sim::run_fabric(cfg, {}, !a.quiet && isatty(2), a.trace ? &tw : nullptr);
@@ -380,7 +381,8 @@ int cmd_run_host(const RunArgs& a, std::shared_ptr<config::Document> doc) {
                                           : fmt::format("{} of {} B per GPU", W.transport, W.size_bytes),
                              W.ops ? fmt::format("{} operation{}", W.ops, W.ops == 1 ? "" : "s")
                                    : fmt::format("{:.3f} s simulated", sim::cell_duration_ps(cfg) / 1e12),
-                             cfg.seed) << std::flush;  // shown even if the run is interrupted (piped stdout)
+                             cfg.seed)
+              << std::flush;  // shown even if the run is interrupted (piped stdout)
   if (const auto& S = W.schedule) warn_schedule(*S, W.size_bytes);
   report::TraceWriter tw;
   const sim::HostRunResult r = sim::run_host(cfg, !a.quiet && isatty(2), a.trace ? &tw : nullptr);
@@ -416,10 +418,11 @@ int cmd_run_rifl(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   const auto& c = cfg.link;
   if (!a.quiet)
     std::cout << fmt::format(
-        "fabricsim run: {} ({}), {} lanes x {} Gb/s, {}-bit frames, {}, "
-        "{} B {}, seed {}\n",
-        cfg.name, a.fabric, c.lanes, c.lane_rate_bps / 1e9, c.frame_bits, config::rifl_channel_text(c),
-        c.bytes_per_direction, c.load_ba ? "per direction" : "a->b (one direction loaded)", c.seed) << std::flush;  // shown even if the run is interrupted (piped stdout)
+                     "fabricsim run: {} ({}), {} lanes x {} Gb/s, {}-bit frames, {}, "
+                     "{} B {}, seed {}\n",
+                     cfg.name, a.fabric, c.lanes, c.lane_rate_bps / 1e9, c.frame_bits, config::rifl_channel_text(c),
+                     c.bytes_per_direction, c.load_ba ? "per direction" : "a->b (one direction loaded)", c.seed)
+              << std::flush;  // shown even if the run is interrupted (piped stdout)
   report::TraceWriter tw;
   const sim::RiflRunResult r = sim::run_rifl_experiment(cfg, a.trace ? &tw : nullptr, !a.quiet && isatty(2));
   if (!r.ok) {
@@ -464,7 +467,8 @@ int cmd_run_link_pair(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   prepare_out(a);
   if (!a.quiet)
     std::cout << fmt::format("fabricsim run: {} ({}), policy {}, seed {}, {} flits every {} ns\n", cfg.name, a.fabric,
-                             cfg.link.policy_name, cfg.seed, cfg.traffic.flits, cfg.traffic.period_ps / 1000.0) << std::flush;  // shown even if the run is interrupted (piped stdout)
+                             cfg.link.policy_name, cfg.seed, cfg.traffic.flits, cfg.traffic.period_ps / 1000.0)
+              << std::flush;  // shown even if the run is interrupted (piped stdout)
   report::TraceWriter tw;
   const sim::LinkRunResult r = sim::run_link_experiment(cfg, a.trace ? &tw : nullptr, false, !a.quiet && isatty(2));
   if (!r.ok) {

@@ -456,8 +456,8 @@ void link_overrides(config::Section& root, FabricSpec& F) {
     if (idx >= F.links.size())
       o.fail("index", fmt::format("no link {} (the fabric has {} links)", idx, F.links.size()));
     if (const auto [it, fresh] = seen.emplace(idx, item++); !fresh)
-      o.fail("index", fmt::format("link {} is already overridden by link_overrides[{}]: merge the two", idx,
-                                  it->second));
+      o.fail("index",
+             fmt::format("link {} is already overridden by link_overrides[{}]: merge the two", idx, it->second));
     link_overlay(o.child("link"), F.links[idx]);
     o.finish();
   }

@@ -69,8 +69,8 @@ std::string collective_csv(const std::string& collective, const std::string& alg
   return fmt::format(
       "collective,algorithm,ranks,size,count,type,redop,time_us,algbw_GBps,busbw_GBps,correct\n"
       "{},{},{},{},{},float,{},{},{},{},{}\n",
-      collective, algorithm, ranks, r.size_bytes, r.count, redop, num(r.time_us), num(r.algbw_GBps),
-      num(r.busbw_GBps), correct);
+      collective, algorithm, ranks, r.size_bytes, r.count, redop, num(r.time_us), num(r.algbw_GBps), num(r.busbw_GBps),
+      correct);
 }
 
 std::string collective_csv(const fabric::FabricRunConfig& c, const CollectiveRow& r) {

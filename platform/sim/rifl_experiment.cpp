@@ -385,8 +385,9 @@ RiflRunResult run_rifl_experiment(const config::RiflExperimentConfig& cfg, repor
       "  retransmitted frames {}   detected errors {}   undetected errors {}   out-of-sync {}   MTBF {} years\n"
       "  retransmit buffer {} frames, one-way {} slots of {:.3f} ns, {:.1f} us simulated\n",
       f.ratio, std::isnan(f.analytic) ? std::string("n/a") : fmt::format("{:.4f}", f.analytic), f.goodput_gbps,
-      c.load_ba ? "per direction" : "(a->b; b->a unloaded)", f.efficiency, f.mean, f.p99, f.p999, link.latencies_slots().size(), f.retx,
-      s0.detected_errors + s1.detected_errors, f.undetected, s0.out_of_sync + s1.out_of_sync,
+      c.load_ba ? "per direction" : "(a->b; b->a unloaded)", f.efficiency, f.mean, f.p99, f.p999,
+      link.latencies_slots().size(), f.retx, s0.detected_errors + s1.detected_errors, f.undetected,
+      s0.out_of_sync + s1.out_of_sync,
       std::isnan(f.mtbf_years)      ? "n/a"
       : std::isfinite(f.mtbf_years) ? sci(f.mtbf_years)
                                     : "inf",

@@ -358,10 +358,10 @@ Grid study_grid(const config::Document& doc, config::Section& s, const std::stri
                                      it->first.Scalar(), it->second[i].Scalar(), it->second[i].Mark().line + 1));
         for (const auto& earlier : vals)
           if (same_quantity(earlier, it->second[i].Scalar()))
-            s.fail("grid", fmt::format("'{}' lists '{}' and '{}' (line {}), the same value written twice: two "
-                                       "points would run the same configuration",
-                                       it->first.Scalar(), earlier, it->second[i].Scalar(),
-                                       it->second[i].Mark().line + 1));
+            s.fail("grid",
+                   fmt::format("'{}' lists '{}' and '{}' (line {}), the same value written twice: two "
+                               "points would run the same configuration",
+                               it->first.Scalar(), earlier, it->second[i].Scalar(), it->second[i].Mark().line + 1));
         vals.push_back(it->second[i].Scalar());
         lines.emplace(it->first.Scalar() + "=" + vals.back(), it->second[i].Mark().line + 1);
       }
@@ -466,7 +466,8 @@ Study load_study(const std::string& path) {
   // The number of points, before any is made (a point's plan takes ~1 KB).
   {
     std::uint64_t grid_points = 1;
-    for (const auto& [key, vals] : grid) grid_points = std::min<std::uint64_t>(grid_points * vals.size(), kMaxPoints + 1);
+    for (const auto& [key, vals] : grid)
+      grid_points = std::min<std::uint64_t>(grid_points * vals.size(), kMaxPoints + 1);
     std::uint64_t points = 0;
     for (const auto& v : declared) {
       const std::uint64_t per = variant_policies(st, v).size() * (v.seeds.empty() ? st.seeds.size() : v.seeds.size());
