@@ -352,6 +352,14 @@ Grid study_grid(const config::Document& doc, config::Section& s, const std::stri
       if (!it->second.IsSequence() || it->second.size() == 0)
         s.fail("grid", fmt::format("'{}' must be a non-empty list", it->first.Scalar()));
       for (std::size_t i = 0; i < it->second.size(); ++i) {
+        if (it->second[i].IsNull())
+          s.fail("grid", fmt::format("'{}': item {} (line {}) has no value ('~', 'null' or nothing)",
+                                     it->first.Scalar(), i, it->second[i].Mark().line + 1));
+        if (!it->second[i].IsScalar())
+          s.fail("grid", fmt::format("'{}': item {} (line {}) is a {}, not a single value: a grid takes single "
+                                     "values; give list- or map-valued settings as variants (study.variants[].set)",
+                                     it->first.Scalar(), i, it->second[i].Mark().line + 1,
+                                     it->second[i].IsSequence() ? "list" : "map"));
         if (std::find(vals.begin(), vals.end(), it->second[i].Scalar()) != vals.end())
           s.fail("grid", fmt::format("'{}' lists the value '{}' twice (line {}): two points would have the same "
                                      "label and the same rows",

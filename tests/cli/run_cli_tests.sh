@@ -781,6 +781,13 @@ t_empty_and_duplicate_inputs() {
   { dup_head; echo '  grid: {link.propagation: [20ns, 20000ps]}'; } >"$s"
   fs sweep "$s" --out "$RES/sdup"
   expect_bad_input "$RES/sdup" "$s:6:" "study.grid" "lists '20ns' and '20000ps'" "the same value written twice"
+  # a grid takes single values (a list-valued setting goes into variants)
+  { dup_head; echo '  grid: {link.fec_profiles: [[], []]}'; } >"$s"
+  fs sweep "$s" --out "$RES/sdup"
+  expect_bad_input "$RES/sdup" "$s:6:" "study.grid" "item 0 (line 6) is a list, not a single value"
+  { dup_head; echo '  grid: {traffic.flits: [400, ~]}'; } >"$s"
+  fs sweep "$s" --out "$RES/sdup"
+  expect_bad_input "$RES/sdup" "$s:6:" "study.grid" "item 1 (line 6) has no value"
   cat >"$s" <<YAML
 study:
   name: cli-study-dup
