@@ -380,7 +380,9 @@ int cmd_run_host(const RunArgs& a, std::shared_ptr<config::Document> doc) {
                                                         sw::to_string(W.collective), W.size_bytes)
                                           : fmt::format("{} of {} B per GPU", W.transport, W.size_bytes),
                              W.ops ? fmt::format("{} operation{}", W.ops, W.ops == 1 ? "" : "s")
-                                   : fmt::format("{:.3f} s simulated", sim::cell_duration_ps(cfg) / 1e12),
+                             : sim::cell_duration_ps(cfg) >= 1000000000ull
+                                 ? fmt::format("{:.3f} s simulated", sim::cell_duration_ps(cfg) / 1e12)
+                                 : fmt::format("{:.3f} us simulated", sim::cell_duration_ps(cfg) / 1e6),
                              cfg.seed)
               << std::flush;  // shown even if the run is interrupted (piped stdout)
   if (const auto& S = W.schedule) warn_schedule(*S, W.size_bytes);

@@ -399,12 +399,15 @@ void run_summary(const HostCell& c, const HostPlatform& P, const ScheduleOutcome
                               verify ? (res.correct ? "true" : "false") : "n/a") +
                   o.rep.summary + (res.first_wrong.empty() ? "" : "  wrong result: " + res.first_wrong + "\n");
   res.summary += fmt::format(
-      "  {} ops in {:.3f} s simulated ({} samples: ops x GPUs)\n"
+      "  {} ops in {} simulated ({} samples: ops x GPUs)\n"
       "  per-GPU time per op: mean {:.2f} us  p50 {:.2f} us  p99 {:.2f} us  max {:.2f} us  ops > 1 ms: {}\n"
       "  group spans {} quadrant(s), a read target degraded {:.1f} % of the time (steady state); stalled reads {} "
       "({:.1f} ms), ordering drains {}\n",
-      S.ops, res.simulated_s, S.samples, S.mean_us, S.p50_us, S.p99_us, S.max_us, S.ops_over_1ms, c.quads.size(),
-      100 * degraded_fraction(c, P), st.stalled_reads, st.read_stall_ps / 1e9, st.drains);
+      S.ops,
+      res.simulated_s >= 1e-3 ? fmt::format("{:.3f} s", res.simulated_s)
+                              : fmt::format("{:.3f} us", res.simulated_s * 1e6),
+      S.samples, S.mean_us, S.p50_us, S.p99_us, S.max_us, S.ops_over_1ms, c.quads.size(), 100 * degraded_fraction(c, P),
+      st.stalled_reads, st.read_stall_ps / 1e9, st.drains);
 }
 
 }  // namespace
