@@ -26,7 +26,6 @@
 #include "models/link/core/policy.h"
 #include "platform/config/link_config.h"
 #include "platform/config/rifl_config.h"
-#include "platform/config/units.h"
 #include "platform/config/yaml_config.h"
 #include "platform/fabric/fabric_config.h"
 #include "platform/fabric/host_config.h"
@@ -322,22 +321,6 @@ using Grid = std::vector<std::pair<std::string, std::vector<std::string>>>;
 /// Most points a study may have (its plan is made whole before any point runs).
 constexpr std::uint64_t kMaxPoints = 1000000;
 
-// Two grid values that are the same quantity written differently (64KiB and
-// 65536B, 1e-6 and 0.000001, 20ns and 20000ps): both parse under one of the
-// unit parsers to the same value. Text that none parses (a name) is compared
-// as text only.
-bool same_quantity(const std::string& a, const std::string& b) {
-  const auto same = [&](auto parse) {
-    try {
-      return parse(a) == parse(b);
-    } catch (const std::exception&) {
-      return false;
-    }
-  };
-  return same(config::parse_number) || same(config::parse_bytes) || same(config::parse_time_ps) ||
-         same(config::parse_rate_bps) || same(config::parse_fraction);
-}
-
 // study.grid: key.path: [v1, v2, ...], in file order. `lines`: the study
 // file's line of each "key.path=value" (for errors found at validation).
 Grid study_grid(const config::Document& doc, config::Section& s, const std::string& policy_key,
@@ -349,6 +332,7 @@ Grid study_grid(const config::Document& doc, config::Section& s, const std::stri
     if (g.size() == 0) s.fail("grid", "the map is empty: give at least one key.path: [values], or leave `grid` out");
     for (auto it = g.begin(); it != g.end(); ++it) {
       std::vector<std::string> vals;
+      std::set<std::string> seen;  // (a long list stays O(n log n))
       if (!it->second.IsSequence() || it->second.size() == 0)
         s.fail("grid", fmt::format("'{}' must be a non-empty list", it->first.Scalar()));
       for (std::size_t i = 0; i < it->second.size(); ++i) {
@@ -360,16 +344,10 @@ Grid study_grid(const config::Document& doc, config::Section& s, const std::stri
                                      "values; give list- or map-valued settings as variants (study.variants[].set)",
                                      it->first.Scalar(), i, it->second[i].Mark().line + 1,
                                      it->second[i].IsSequence() ? "list" : "map"));
-        if (std::find(vals.begin(), vals.end(), it->second[i].Scalar()) != vals.end())
+        if (!seen.insert(it->second[i].Scalar()).second)
           s.fail("grid", fmt::format("'{}' lists the value '{}' twice (line {}): two points would have the same "
                                      "label and the same rows",
                                      it->first.Scalar(), it->second[i].Scalar(), it->second[i].Mark().line + 1));
-        for (const auto& earlier : vals)
-          if (same_quantity(earlier, it->second[i].Scalar()))
-            s.fail("grid",
-                   fmt::format("'{}' lists '{}' and '{}' (line {}), the same value written twice: two "
-                               "points would run the same configuration",
-                               it->first.Scalar(), earlier, it->second[i].Scalar(), it->second[i].Mark().line + 1));
         vals.push_back(it->second[i].Scalar());
         lines.emplace(it->first.Scalar() + "=" + vals.back(), it->second[i].Mark().line + 1);
       }
@@ -455,9 +433,30 @@ Study load_study(const std::string& path) {
   // grid: key.path: [v1, v2, ...] -> cartesian product with the variants.
   std::map<std::string, int> grid_lines;
   const Grid grid = study_grid(*doc, s, kind.policy_key, grid_lines);
+  // An assignment sets grid key `key` if it names it, a key under it, or a
+  // map above it that holds it (`traffic={flits: 5}` sets traffic.flits).
+  const auto overlaps = [](const std::string& assignment, const std::string& key) {
+    const std::size_t eq = assignment.find('=');
+    const std::string a = assignment.substr(0, eq);
+    if (a == key || a.compare(0, key.size() + 1, key + ".") == 0) return true;
+    if (key.compare(0, a.size() + 1, a + ".") != 0 || eq == std::string::npos) return false;
+    try {
+      YAML::Node n = YAML::Load(assignment.substr(eq + 1));
+      std::stringstream rest(key.substr(a.size() + 1));
+      for (std::string part; std::getline(rest, part, '.');) {
+        if (!n.IsMap()) return false;
+        const YAML::Node child = static_cast<const YAML::Node&>(n)[part];  // const lookup: never inserts
+        if (!child.IsDefined()) return false;
+        n.reset(child);  // (operator= would assign through n)
+      }
+      return true;
+    } catch (const YAML::Exception&) {
+      return false;
+    }
+  };
   for (const auto& [key, vals] : grid)
     for (std::size_t i = 0; i < st.common.size(); ++i)
-      if (st.common[i].compare(0, key.size() + 1, key + "=") == 0)
+      if (overlaps(st.common[i], key))
         s.fail("grid", fmt::format("'{}' is also in study.set (line {}): the grid's values would override it at "
                                    "every point; keep it in one of the two",
                                    key, i < st.common_lines.size() ? st.common_lines[i] : 0));
@@ -466,7 +465,7 @@ Study load_study(const std::string& path) {
   for (std::size_t vi = 0; vi < declared.size(); ++vi)
     for (std::size_t i = 0; i < declared[vi].assignments.size(); ++i)
       for (const auto& [key, vals] : grid)
-        if (declared[vi].assignments[i].compare(0, key.size() + 1, key + "=") == 0)
+        if (overlaps(declared[vi].assignments[i], key))
           s.fail("grid", fmt::format("'{}' is also set by variant '{}' (line {}): the grid's values would override "
                                      "it at every point of that variant; keep it in one of the two",
                                      key, declared[vi].name,

@@ -777,10 +777,13 @@ t_empty_and_duplicate_inputs() {
   { dup_head; printf '  grid: {traffic.flits: [400, 600]}\n  variants:\n    - {name: v1, set: {traffic.flits: 500}}\n'; } >"$s"
   fs sweep "$s" --out "$RES/sdup"
   expect_bad_input "$RES/sdup" "$s:6:" "study.grid" "'traffic.flits' is also set by variant 'v1' (line 8)"
-  # one value written in two units (or two spellings of a number)
-  { dup_head; echo '  grid: {link.propagation: [20ns, 20000ps]}'; } >"$s"
+  # the same in map form; a map that holds other keys only is no conflict
+  { dup_head; printf '  grid: {traffic.flits: [400, 600]}\n  variants:\n    - {name: v1, set: {traffic: {flits: 5}}}\n'; } >"$s"
   fs sweep "$s" --out "$RES/sdup"
-  expect_bad_input "$RES/sdup" "$s:6:" "study.grid" "lists '20ns' and '20000ps'" "the same value written twice"
+  expect_bad_input "$RES/sdup" "$s:6:" "study.grid" "'traffic.flits' is also set by variant 'v1' (line 8)"
+  { dup_head; printf '  set: {traffic: {period: 10ns}}\n  grid: {traffic.flits: [400, 600]}\n'; } >"$s"
+  fs sweep "$s" --collect --out "$RES/sdup"
+  [[ $rc -eq 3 ]] || { note "a set of traffic.period beside a grid of traffic.flits: exit $rc, expected 3 (points missing)"; show_output; }
   # a grid takes single values (a list-valued setting goes into variants)
   { dup_head; echo '  grid: {link.fec_profiles: [[], []]}'; } >"$s"
   fs sweep "$s" --out "$RES/sdup"
