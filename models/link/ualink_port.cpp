@@ -57,16 +57,19 @@ void ualink_port::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& de
   if (ext->end_of_stream) {
     const auto st = engine_.run_to_completion(deadline_ps_);
     forward_delivered();
-    if (st == link::LinkEngine::Status::deadline)
-      SC_REPORT_ERROR(
-          "fabricsim/ualink_port",
-          fmt::format("the stream did not complete within the watchdog deadline of {:g} us simulated ({} of {} flits "
-                      "delivered; the key run.deadline sets it): {}",
-                      deadline_ps_ / 1e6, engine_.delivered(), engine_.offered(), diagnosis())
-              .c_str());
+    if (st == link::LinkEngine::Status::deadline) report_deadline();
     if (st != link::LinkEngine::Status::done && st != link::LinkEngine::Status::link_down)
       SC_REPORT_ERROR("fabricsim/ualink_port", diagnosis().c_str());
   } else if (n > 0) {
+    if (ext->time_ps[n - 1] > deadline_ps_) {
+      // Flits that arrive after the watchdog's deadline: the stream cannot
+      // complete within it. Run to the deadline (a link that goes down by
+      // then is a result) and stop there.
+      if (engine_.run_to_completion(deadline_ps_) != link::LinkEngine::Status::link_down) {
+        forward_delivered();
+        report_deadline();
+      }
+    }
     // Every later burst arrives no earlier than this one's last flit.
     engine_.run_before(ext->time_ps[n - 1]);
     forward_delivered();
@@ -77,6 +80,14 @@ void ualink_port::b_transport(tlm::tlm_generic_payload& tx, sc_core::sc_time& de
     if (t_last > now) delay += t_last - now;
   }
   tx.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void ualink_port::report_deadline() {
+  SC_REPORT_ERROR("fabricsim/ualink_port",
+                  fmt::format("the stream did not complete within the watchdog deadline of {:g} us simulated ({} "
+                              "flits delivered of the {} offered by then; the key run.deadline sets it): {}",
+                              deadline_ps_ / 1e6, engine_.delivered(), engine_.offered(), diagnosis())
+                      .c_str());
 }
 
 void ualink_port::forward_delivered() {

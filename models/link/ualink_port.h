@@ -77,6 +77,8 @@ class ualink_port : public sc_core::sc_module {
 
   link::LinkEngine engine_;
   std::uint64_t deadline_ps_;
+  /// Stop the simulation with the watchdog's diagnosis (SC_REPORT_ERROR).
+  void report_deadline();
   std::uint32_t flit_bytes_;
   enum class Payload { unknown, bytes, tags, both } payload_ = Payload::unknown;  // fixed by the first burst
   std::vector<unsigned char> data_;  // bytes mode: data_[data_head_..] = payload of undelivered flits

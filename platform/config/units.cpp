@@ -22,14 +22,13 @@ std::pair<double, std::string> split(const std::string& text, const char* what) 
   while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
   while (!unit.empty() && unit.back() == ' ') unit.pop_back();
   if (!std::isfinite(v)) throw UnitError(std::string(what) + " must be finite, got '" + text + "'");
-  // Below the smallest double, strtod gives 0 (or a denormal): say so rather than run with it.
-  if (v != 0 && std::fabs(v) < 1e-300)
-    throw UnitError(std::string(what) + " '" + text + "' is too close to 0 to be represented (|x| < 1e-300)");
+  // Below the smallest normal double, strtod gives a denormal or 0: say so rather than run with it.
   bool zero_digits = v == 0;  // "1e-400" underflows to 0 but is not written as zero
   for (const char* c = s; zero_digits && c < end && *c != 'e' && *c != 'E'; ++c)
     if (*c >= '1' && *c <= '9') zero_digits = false;
-  if (v == 0 && !zero_digits)
-    throw UnitError(std::string(what) + " '" + text + "' is too close to 0 to be represented (|x| < 1e-300)");
+  if (std::fpclassify(v) == FP_SUBNORMAL || (v == 0 && !zero_digits))
+    throw UnitError(std::string(what) + " '" + text +
+                    "' is too close to 0 to be represented (below the smallest normal double, 2.2e-308)");
   return {v + 0.0, unit};  // + 0.0: a written "-0" is 0
 }
 

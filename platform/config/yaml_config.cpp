@@ -47,8 +47,6 @@ const std::string* override_of(const Document& d, const std::string& kp) {
   return nullptr;
 }
 
-bool absent(const YAML::Node& n) { return !n.IsDefined() || n.IsNull(); }
-
 constexpr const char* kNoMap =
     "has no value (a key written with nothing after it, '~' or 'null'): give a map of keys, or leave the key "
     "out for its defaults";
@@ -394,7 +392,9 @@ Section Section::child_or_empty(const std::string& key) {
 std::vector<Section> Section::list(const std::string& key, bool required) {
   YAML::Node n = get(key);
   std::vector<Section> out;
-  if (absent(n)) {
+  if (n.IsDefined() && n.IsNull())
+    fail(key, "has no value (a key written with nothing after it, '~' or 'null'): give a list, or leave the key out");
+  if (!n.IsDefined()) {
     if (required) fail(key, "required list is missing");
     return out;
   }
@@ -425,7 +425,8 @@ std::vector<std::string> Section::strings(const std::string& key, const std::vec
 std::vector<std::string> Section::assignments(const std::string& key, std::vector<int>* lines) {
   YAML::Node n = get(key);
   std::vector<std::string> out;
-  if (absent(n)) return out;
+  if (n.IsDefined() && n.IsNull()) fail(key, kNoMap);
+  if (!n.IsDefined()) return out;
   if (!n.IsMap()) fail(key, "expected a map of key.path: value");
   for (auto it = n.begin(); it != n.end(); ++it) {
     std::string v;

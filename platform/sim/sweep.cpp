@@ -327,7 +327,10 @@ Grid study_grid(const config::Document& doc, config::Section& s, const std::stri
                 std::map<std::string, int>& lines) {
   Grid grid;
   const YAML::Node g = doc.root["study"]["grid"];
-  if (g && !g.IsNull()) {
+  if (g && g.IsNull())
+    s.fail("grid", "has no value (a key written with nothing after it, '~' or 'null'): give key.path: [values], or "
+                   "leave `grid` out");
+  if (g) {
     if (!g.IsMap()) s.fail("grid", "expected a map of key.path: [values]");
     if (g.size() == 0) s.fail("grid", "the map is empty: give at least one key.path: [values], or leave `grid` out");
     for (auto it = g.begin(); it != g.end(); ++it) {

@@ -1430,9 +1430,14 @@ t_link_watchdog_diagnosis() {
   fs run "$TOPO" --set link.channel.model=independent --set link.channel.ber=0.5 --set link.retry_limit=1000000 \
     --set traffic.flits=100 --set run.deadline=20us --out "$RES/lwd"
   [[ $rc -eq 3 ]] || note "exit status $rc, expected 3"
-  grep -q "watchdog deadline of 20 us simulated (0 of 100 flits delivered; the key run.deadline sets it)" "$ERR" ||
+  grep -q "watchdog deadline of 20 us simulated (0 flits delivered of the 100 offered by then; the key run.deadline sets it)" "$ERR" ||
     { note "no watchdog diagnosis on stderr"; show_output; }
   ! grep -q "In file:" "$ERR" || note "SystemC report location in the user's message"
+  # a stream longer than one burst stops at the deadline, not at a later burst
+  fs run "$TOPO" --set link.channel.model=independent --set link.channel.ber=0.5 --set link.retry_limit=1000000 \
+    --set traffic.flits=10000 --set run.deadline=20us --out "$RES/lwd"
+  [[ $rc -eq 3 ]] || note "10000 flits: exit status $rc, expected 3"
+  grep -q "status=deadline exceeded t=19[0-9][0-9][0-9]" "$ERR" || { note "did not stop at the 20-us deadline"; show_output; }
   [[ ! -e $RES/lwd/result.json ]] || note "result.json written for a run that could not finish"
   fs run "$TOPO" --set link.channel.model=independent --set link.channel.ber=0.5 --set traffic.flits=100 \
     --out "$RES/lwd2"

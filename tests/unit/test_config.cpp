@@ -112,6 +112,7 @@ TEST(Units, ErrorsThrowUnitError) {
   EXPECT_THROW(parse_number("5e-310"), UnitError);
   EXPECT_THROW(parse_time_ps("1e-400s"), UnitError);
   EXPECT_DOUBLE_EQ(parse_number("1e-300"), 1e-300);
+  EXPECT_DOUBLE_EQ(parse_number("2.2250738585072014e-308"), 2.2250738585072014e-308);  // the smallest normal
   EXPECT_EQ(parse_number("0.0e5"), 0.0);
   EXPECT_FALSE(std::signbit(parse_number("-0")));
   // UnitError is a std::invalid_argument
@@ -308,6 +309,22 @@ TEST(LinkConfigYaml, KeyWithoutValueIsAnErrorNotTheDefault) {
   EXPECT_NE(config_error(h, {"link=null"}).find("--set link: has no value"), std::string::npos)
       << config_error(h, {"link=null"});
   EXPECT_EQ(config_error(tmp.write("empty_map.yaml", base_with(11, "traffic: {}"))), "");
+  // A list written without a value, too (a fabric's link_overrides, a study's set).
+  fabricsim::config::Document d = fabricsim::config::load_document(h);
+  fabricsim::config::apply_overrides(d, {"items=~", "pairs=null"});
+  auto root = fabricsim::config::root_section(std::make_shared<fabricsim::config::Document>(d));
+  try {
+    root.list("items");
+    ADD_FAILURE() << "a null list was read as empty";
+  } catch (const fabricsim::config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("--set items: has no value"), std::string::npos) << e.what();
+  }
+  try {
+    root.assignments("pairs");
+    ADD_FAILURE() << "a null map of assignments was read as empty";
+  } catch (const fabricsim::config::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("--set pairs: has no value"), std::string::npos) << e.what();
+  }
 }
 
 TEST(LinkConfigYaml, BadUnit) {
