@@ -328,8 +328,9 @@ Grid study_grid(const config::Document& doc, config::Section& s, const std::stri
   Grid grid;
   const YAML::Node g = doc.root["study"]["grid"];
   if (g && g.IsNull())
-    s.fail("grid", "has no value (a key written with nothing after it, '~' or 'null'): give key.path: [values], or "
-                   "leave `grid` out");
+    s.fail("grid",
+           "has no value (a key written with nothing after it, '~' or 'null'): give key.path: [values], or "
+           "leave `grid` out");
   if (g) {
     if (!g.IsMap()) s.fail("grid", "expected a map of key.path: [values]");
     if (g.size() == 0) s.fail("grid", "the map is empty: give at least one key.path: [values], or leave `grid` out");

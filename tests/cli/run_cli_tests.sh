@@ -748,49 +748,39 @@ YAML
 t_empty_and_duplicate_inputs() {
   local s="$FX/study-dup.yaml"
   dup_head() { printf 'study:\n  name: cli-study-dup\n  fabric: %s\n  policies: [preface]\n  seeds: {first: 1, count: 1}\n' "$TOPO"; }
+  # bad_study BODY PATTERN...: the head and BODY (printf %b escapes) are bad input naming every PATTERN
+  bad_study() {
+    local body=$1
+    shift
+    { dup_head; printf '%b\n' "$body"; } >"$s"
+    fs sweep "$s" --out "$RES/sdup"
+    expect_bad_input "$RES/sdup" "$@"
+  }
   fs sweep "$SWEEP_STUDY" --shard "" --out "$RES/shempty"
   expect_bad_input "$RES/shempty" "--shard" "empty value"
   fs sweep "$SWEEP_STUDY" --out ""
   expect_bad_input "$RES/shempty" "--out" "empty value"
-  { dup_head; echo '  columns: [policy, seed, goodput_gbps, goodput_gbps]'; } >"$s"
-  fs sweep "$s" --out "$RES/sdup"
-  expect_bad_input "$RES/sdup" "$s:6:" "study.columns" "'goodput_gbps' is listed twice"
-  { dup_head; echo '  variants: []'; } >"$s"
-  fs sweep "$s" --out "$RES/sdup"
-  expect_bad_input "$RES/sdup" "$s:6:" "study.variants" "the list is empty"
+  bad_study '  columns: [policy, seed, goodput_gbps, goodput_gbps]' "$s:6:" "study.columns" "'goodput_gbps' is listed twice"
+  bad_study '  variants: []' "$s:6:" "study.variants" "the list is empty"
   fs runn --help
   expect_bad_input "$RES/sdup" "unknown command 'runn'"
   fs run "$TOPO" --seed "" --out "$RES/sdup"
   expect_bad_input "$RES/sdup" "--seed" "empty value"
-  local body
-  for body in "metrics: []" "columns: []" $'set: {traffic.flits: 500}\n  grid: {traffic.flits: [400, 600]}'; do
-    { dup_head; printf '  %s\n' "$body"; } >"$s"
-    fs sweep "$s" --out "$RES/sdup"
-    case $body in
-      metrics*) expect_bad_input "$RES/sdup" "$s:6:" "study.metrics" "the list is empty" ;;
-      columns*) expect_bad_input "$RES/sdup" "$s:6:" "study.columns" "the list is empty" ;;
-      *) expect_bad_input "$RES/sdup" "study.grid" "'traffic.flits' is also in study.set (line 6)" ;;
-    esac
-  done
+  bad_study '  metrics: []' "$s:6:" "study.metrics" "the list is empty"
+  bad_study '  columns: []' "$s:6:" "study.columns" "the list is empty"
+  bad_study '  set: {traffic.flits: 500}\n  grid: {traffic.flits: [400, 600]}' "study.grid" \
+    "'traffic.flits' is also in study.set (line 6)"
   # A grid key that a variant also sets; more points than a plan can hold
   # (refused before any is made: 2 x 100000 seeds x 8 values).
-  { dup_head; printf '  grid: {traffic.flits: [400, 600]}\n  variants:\n    - {name: v1, set: {traffic.flits: 500}}\n'; } >"$s"
-  fs sweep "$s" --out "$RES/sdup"
-  expect_bad_input "$RES/sdup" "$s:6:" "study.grid" "'traffic.flits' is also set by variant 'v1' (line 8)"
+  bad_study '  grid: {traffic.flits: [400, 600]}\n  variants:\n    - {name: v1, set: {traffic.flits: 500}}' "$s:6:" "study.grid" "'traffic.flits' is also set by variant 'v1' (line 8)"
   # the same in map form; a map that holds other keys only is no conflict
-  { dup_head; printf '  grid: {traffic.flits: [400, 600]}\n  variants:\n    - {name: v1, set: {traffic: {flits: 5}}}\n'; } >"$s"
-  fs sweep "$s" --out "$RES/sdup"
-  expect_bad_input "$RES/sdup" "$s:6:" "study.grid" "'traffic.flits' is also set by variant 'v1' (line 8)"
+  bad_study '  grid: {traffic.flits: [400, 600]}\n  variants:\n    - {name: v1, set: {traffic: {flits: 5}}}' "$s:6:" "study.grid" "'traffic.flits' is also set by variant 'v1' (line 8)"
   { dup_head; printf '  set: {traffic: {period: 10ns}}\n  grid: {traffic.flits: [400, 600]}\n'; } >"$s"
   fs sweep "$s" --collect --out "$RES/sdup"
   [[ $rc -eq 3 ]] || { note "a set of traffic.period beside a grid of traffic.flits: exit $rc, expected 3 (points missing)"; show_output; }
   # a grid takes single values (a list-valued setting goes into variants)
-  { dup_head; echo '  grid: {link.fec_profiles: [[], []]}'; } >"$s"
-  fs sweep "$s" --out "$RES/sdup"
-  expect_bad_input "$RES/sdup" "$s:6:" "study.grid" "item 0 (line 6) is a list, not a single value"
-  { dup_head; echo '  grid: {traffic.flits: [400, ~]}'; } >"$s"
-  fs sweep "$s" --out "$RES/sdup"
-  expect_bad_input "$RES/sdup" "$s:6:" "study.grid" "item 1 (line 6) has no value"
+  bad_study '  grid: {link.fec_profiles: [[], []]}' "$s:6:" "study.grid" "item 0 (line 6) is a list, not a single value"
+  bad_study '  grid: {traffic.flits: [400, ~]}' "$s:6:" "study.grid" "item 1 (line 6) has no value"
   cat >"$s" <<YAML
 study:
   name: cli-study-dup
