@@ -38,6 +38,7 @@
 #include "platform/report/trace.h"
 #include "platform/sim/check.h"
 #include "platform/sim/run_kind.h"
+#include "platform/sim/schedule_report.h"
 #include "platform/sim/fabric_run.h"
 #include "platform/sim/host_platform.h"
 #include "platform/sim/host_run.h"
@@ -301,19 +302,6 @@ void write_result(const RunArgs& a, const nlohmann::ordered_json& json, report::
   written(a);
 }
 
-// A schedule run's warnings on stderr: a size outside MSCCL's minBytes /
-// maxBytes (the sizes the file is meant for; not enforced) and what the
-// parser noted (Schedule::warnings).
-void warn_schedule(const sw::Schedule& S, std::uint64_t T) {
-  if ((S.min_bytes && T < S.min_bytes) || (S.max_bytes && T > S.max_bytes))
-    std::cerr << fmt::format("warning: size {} B lies outside the schedule's [minBytes, maxBytes] = [{}, {}]\n", T,
-                             S.min_bytes, S.max_bytes ? std::to_string(S.max_bytes) : std::string("-"));
-  constexpr std::size_t kShown = 3;
-  for (std::size_t i = 0; i < S.warnings.size() && i < kShown; ++i) std::cerr << "warning: " << S.warnings[i] << "\n";
-  if (S.warnings.size() > kShown)
-    std::cerr << fmt::format("warning: ... and {} more like these in {}\n", S.warnings.size() - kShown, S.file);
-}
-
 int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   const fabric::FabricRunConfig cfg = fabric::parse_fabric(config::root_section(doc));
   sim::validate_fabric(cfg);
@@ -330,7 +318,7 @@ int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
                                  : "policy " + cfg.default_link.policy_name,
                              cfg.seed)
               << std::flush;  // shown even if the run is interrupted (piped stdout)
-  if (const auto& S = cfg.workload.schedule) warn_schedule(*S, cfg.workload.collective.bytes);
+  if (const auto& S = cfg.workload.schedule) std::cerr << sim::schedule_warnings(*S, cfg.workload.collective.bytes);
   report::TraceWriter tw;
   const sim::FabricRunResult r = sim::run_fabric(cfg, {}, !a.quiet && isatty(2), a.trace ? &tw : nullptr);
   if (!r.ok) {
@@ -385,7 +373,7 @@ int cmd_run_host(const RunArgs& a, std::shared_ptr<config::Document> doc) {
                                  : fmt::format("{:.3f} us simulated", sim::cell_duration_ps(cfg) / 1e6),
                              cfg.seed)
               << std::flush;  // shown even if the run is interrupted (piped stdout)
-  if (const auto& S = W.schedule) warn_schedule(*S, W.size_bytes);
+  if (const auto& S = W.schedule) std::cerr << sim::schedule_warnings(*S, W.size_bytes);
   report::TraceWriter tw;
   const sim::HostRunResult r = sim::run_host(cfg, !a.quiet && isatty(2), a.trace ? &tw : nullptr);
   if (!r.ok) {

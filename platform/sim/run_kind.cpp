@@ -61,7 +61,8 @@ FabricCheck check_pcie_host(std::shared_ptr<config::Document> doc) {
   c.summary = fabric::host_summary(hc);
   if (const auto& S = hc.workload.schedule)
     c.summary += schedule_summary(*S, hc.workload.schedule_path, hc.workload.size_bytes,
-                                  hc.host.gpu.threadblock_rate_bytes_per_s > 0 ? sw::kRatePieceBytes : 0);
+                                  hc.host.gpu.threadblock_rate_bytes_per_s > 0 ? sw::kRatePieceBytes : 0) +
+                 schedule_warnings(*S, hc.workload.size_bytes);
   c.summary += "global address map (name, base, size):\n" + host_address_map(hc).table() +
                "  (every GPU of the host; a run elaborates those of workload.group)\n";
   c.dot = fabric::host_dot(hc.host);
@@ -80,7 +81,8 @@ FabricCheck check_ualink_fabric(std::shared_ptr<config::Document> doc) {
     for (const auto& n : cfg.fabric.nodes)
       tb_rate = tb_rate || (n.kind == "accelerator" && n.accel.threadblock_rate_bytes_per_s > 0);
     c.summary += schedule_summary(*S, cfg.workload.schedule_path, cfg.workload.collective.bytes,
-                                  tb_rate ? sw::kRatePieceBytes : 0);
+                                  tb_rate ? sw::kRatePieceBytes : 0) +
+                 schedule_warnings(*S, cfg.workload.collective.bytes);
   }
   c.summary += "global address map (name, base, size):\n" + address_map(cfg).table();
   if (cfg.fabric.initiators() > 0) {

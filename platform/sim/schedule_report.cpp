@@ -17,6 +17,18 @@ std::string schedule_label(const sw::Schedule& s, const std::string& path) {
   return "schedule:" + n;
 }
 
+std::string schedule_warnings(const sw::Schedule& s, std::uint64_t T) {
+  std::string out;
+  if ((s.min_bytes && T < s.min_bytes) || (s.max_bytes && T > s.max_bytes))
+    out += fmt::format("warning: size {} B lies outside the schedule's [minBytes, maxBytes] = [{}, {}]\n", T,
+                       s.min_bytes, s.max_bytes ? std::to_string(s.max_bytes) : std::string("-"));
+  constexpr std::size_t kShown = 3;
+  for (std::size_t i = 0; i < s.warnings.size() && i < kShown; ++i) out += "warning: " + s.warnings[i] + "\n";
+  if (s.warnings.size() > kShown)
+    out += fmt::format("warning: ... and {} more like these in {}\n", s.warnings.size() - kShown, s.file);
+  return out;
+}
+
 std::string schedule_summary(const sw::Schedule& s, const std::string& path, std::uint64_t bytes,
                              std::uint64_t piece_bytes) {
   std::uint64_t tbs = 0, steps = 0, messages = 0;

@@ -18,6 +18,13 @@ namespace fabricsim::sim {
 /// name, else the file's stem), CSV-safe (',', '"', line breaks become '_').
 std::string schedule_label(const sw::Schedule& s, const std::string& path);
 
+/// A schedule run's warnings, each line "warning: ...\n": a size T (bytes)
+/// outside MSCCL's minBytes / maxBytes (the sizes the file is meant for; not
+/// enforced) and the first three of what the parser noted
+/// (sw::Schedule::warnings), then how many more. Empty if none. `run`
+/// prints them on stderr, `check` in its report.
+std::string schedule_warnings(const sw::Schedule& s, std::uint64_t bytes);
+
 /// `fabricsim check`'s line for a loaded schedule: "schedule NAME (PATH,
 /// FORMAT): COLL on N ranks, T threadblocks, S steps, M messages; at SIZE B
 /// each rank needs X B of buffers and staging".

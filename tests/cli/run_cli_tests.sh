@@ -1523,6 +1523,26 @@ t_schedule_coll() {
   expect_bad_input "$RES/sched-coll" "--set workload.collective" "allreduce-2.xml:2: " "coll 'allreduce' disagrees"
 }
 
+# A dependency on a step that says hasdep="0" (MSCCL's runtimes would not
+# signal it): the first three warnings and a count, under run (stderr) and
+# check (its report); the run is exact all the same.
+t_schedule_hasdep_warning() {
+  local x="$FX/hasdep0.xml"
+  sed 's/hasdep="1"/hasdep="0"/g' "$ROOT/topologies/schedules/allpairs-allreduce-8.xml" >"$x"
+  local sched=(--set workload.algorithm=schedule --set "workload.schedule=$x" --set workload.size=64KiB)
+  fs run "$ROOT/topologies/ring8.yaml" "${sched[@]}" --quiet --out "$RES/hasdep"
+  [[ $rc -eq 0 ]] || { note "run: exit $rc"; show_output; return; }
+  [[ $(grep -c 'says hasdep="0" but step' "$ERR") -eq 3 ]] || { note "run: not 3 hasdep warnings"; show_output; }
+  grep -q "warning: ... and 53 more like these in $x" "$ERR" || { note "run: no count of the rest"; show_output; }
+  grep -q ",true," "$RES/hasdep/collectives.csv" || note "the run is not correct"
+  fs check "$ROOT/topologies/ring8.yaml" "${sched[@]}" --dot "$RES/hasdep.dot"
+  [[ $rc -eq 0 ]] || { note "check: exit $rc"; show_output; return; }
+  [[ $(grep -c 'says hasdep="0" but step' "$OUT") -eq 3 ]] || { note "check: not 3 hasdep warnings"; show_output; }
+  fs check "$ROOT/topologies/ring8.yaml" --set workload.algorithm=schedule \
+    --set workload.schedule=schedules/allpairs-allreduce-8.xml --dot "$RES/hasdep.dot"
+  ! grep -q "says hasdep" "$OUT" "$ERR" || note "a warning for the file as msccl-tools wrote it"
+}
+
 # Older MSCCL files write neither ngpus nor coll: the rank count is the <gpu>
 # count, the collective the workload's (and without one: exit 2, the <algo> line).
 t_schedule_old_format() {
@@ -1701,6 +1721,7 @@ check "schedule (MSCCL XML, in place with o_chunks=0, native YAML) runs, correct
 check "bad schedules (malformed XML, unknown type / buffer / key, offset outside, unmatched send, count mismatch, cycle): exit 2, file:line" t_schedule_bad_files
 check "schedule ngpus differs from the fabric's ranks: exit 2, both files" t_schedule_ngpus
 check "schedule coll disagrees with workload.collective: exit 2" t_schedule_coll
+check "schedule: a dependency on a step with hasdep=\"0\" is a warning under run and check" t_schedule_hasdep_warning
 check "custom schedule (coll=custom): runs, correct n/a; custom without a schedule: exit 2" t_schedule_custom
 check "older MSCCL schedule without ngpus / coll: the GPU count and workload.collective; neither: exit 2" t_schedule_old_format
 check "missing schedule file: exit 2" t_schedule_missing
