@@ -375,7 +375,7 @@ std::string Section::scalar(const std::string& key, const YAML::Node& n) {
 Section Section::child(const std::string& key) {
   YAML::Node n = get(key);
   if (!n.IsDefined()) fail(key, "required section is missing");
-  if (n.IsNull()) fail(key, kNoMap);
+  if (n.IsNull()) fail(key, "has no value (a key written with nothing after it, '~' or 'null'): give its map of keys");
   if (!n.IsMap()) fail(key, "expected a map of keys");
   return Section(doc_, n, key_path(key));
 }
