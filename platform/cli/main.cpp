@@ -37,13 +37,13 @@
 #include "platform/report/identity.h"
 #include "platform/report/trace.h"
 #include "platform/sim/check.h"
-#include "platform/sim/run_kind.h"
-#include "platform/sim/schedule_report.h"
 #include "platform/sim/fabric_run.h"
 #include "platform/sim/host_platform.h"
 #include "platform/sim/host_run.h"
 #include "platform/sim/link_experiment.h"
 #include "platform/sim/rifl_experiment.h"
+#include "platform/sim/run_kind.h"
+#include "platform/sim/schedule_report.h"
 #include "platform/sim/sweep.h"
 
 #ifndef FABRICSIM_SOURCE_DIR
