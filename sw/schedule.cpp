@@ -291,22 +291,23 @@ Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
   // says hasdep="1": a dependency on a step that says hasdep="0" would wait
   // forever there. fabricsim orders by depid/deps alone; it warns, once per
   // such step.
-  for (ScheduleGpu& G : S.gpus)
+  for (const ScheduleGpu& G : S.gpus) {
+    std::set<std::pair<int, int>> warned;  // (tb, step) already named
     for (const ScheduleThreadblock& T : G.tbs)
       for (const ScheduleStep& P : T.steps) {
         if (P.depid < 0 || P.deps < 0 || P.depid >= static_cast<int>(G.tbs.size()) ||
             P.deps >= static_cast<int>(G.tbs[P.depid].steps.size()))
           continue;
-        ScheduleStep& D = G.tbs[P.depid].steps[P.deps];
-        if (!D.hasdep_zero) continue;
+        const ScheduleStep& D = G.tbs[P.depid].steps[P.deps];
+        if (!D.hasdep_zero || !warned.emplace(P.depid, P.deps).second) continue;
         S.warnings.push_back(file + ":" + std::to_string(D.line) + ": gpu " + std::to_string(G.id) + " tb " +
                              std::to_string(P.depid) + " step " + std::to_string(P.deps) +
                              " says hasdep=\"0\" but step " + std::to_string(P.s) + " of tb " + std::to_string(T.id) +
                              " (line " + std::to_string(P.line) +
                              ") depends on it: MSCCL's runtimes would not signal it and that step would wait "
                              "forever; fabricsim runs it as if hasdep=\"1\"");
-        D.hasdep_zero = false;  // one warning per step
       }
+  }
   return S;
 }
 

@@ -47,9 +47,10 @@ const std::string* override_of(const Document& d, const std::string& kp) {
   return nullptr;
 }
 
-constexpr const char* kNoMap =
-    "has no value (a key written with nothing after it, '~' or 'null'): give a map of keys, or leave the key "
-    "out for its defaults";
+// A key written without a value: the head of every such message, then what to give instead.
+std::string no_value(const char* instead) {
+  return std::string("has no value (a key written with nothing after it, '~' or 'null'): ") + instead;
+}
 
 std::string where(const std::string& file, const YAML::Mark& m) {
   if (m.is_null() || m.line < 0) return file;
@@ -354,9 +355,7 @@ bool Section::has(const std::string& key) const {
 
 bool Section::unset(const std::string& key, const YAML::Node& n) const {
   if (!n.IsDefined()) return true;
-  if (n.IsNull())
-    fail(key, "has no value (a key written with nothing after it, '~' or 'null'): give a value, "
-              "or leave the key out for its default");
+  if (n.IsNull()) fail(key, no_value("give a value, or leave the key out for its default"));
   return false;
 }
 
@@ -375,7 +374,7 @@ std::string Section::scalar(const std::string& key, const YAML::Node& n) {
 Section Section::child(const std::string& key) {
   YAML::Node n = get(key);
   if (!n.IsDefined()) fail(key, "required section is missing");
-  if (n.IsNull()) fail(key, "has no value (a key written with nothing after it, '~' or 'null'): give its map of keys");
+  if (n.IsNull()) fail(key, no_value("give its map of keys"));
   if (!n.IsMap()) fail(key, "expected a map of keys");
   return Section(doc_, n, key_path(key));
 }
@@ -384,7 +383,7 @@ Section Section::child_or_empty(const std::string& key) {
   YAML::Node n = get(key);
   // A map written without a value (`key:` alone, `~`, `--set key=null`) is an
   // error like any other key without one, never its defaults.
-  if (n.IsDefined() && n.IsNull()) fail(key, kNoMap);
+  if (n.IsDefined() && n.IsNull()) fail(key, no_value("give a map of keys, or leave the key out for its defaults"));
   if (n.IsDefined() && !n.IsMap()) fail(key, "expected a map of keys");
   return Section(doc_, n.IsDefined() ? n : YAML::Node(YAML::NodeType::Map), key_path(key));
 }
@@ -392,8 +391,7 @@ Section Section::child_or_empty(const std::string& key) {
 std::vector<Section> Section::list(const std::string& key, bool required) {
   YAML::Node n = get(key);
   std::vector<Section> out;
-  if (n.IsDefined() && n.IsNull())
-    fail(key, "has no value (a key written with nothing after it, '~' or 'null'): give a list, or leave the key out");
+  if (n.IsDefined() && n.IsNull()) fail(key, no_value("give a list, or leave the key out"));
   if (!n.IsDefined()) {
     if (required) fail(key, "required list is missing");
     return out;
@@ -425,7 +423,7 @@ std::vector<std::string> Section::strings(const std::string& key, const std::vec
 std::vector<std::string> Section::assignments(const std::string& key, std::vector<int>* lines) {
   YAML::Node n = get(key);
   std::vector<std::string> out;
-  if (n.IsDefined() && n.IsNull()) fail(key, kNoMap);
+  if (n.IsDefined() && n.IsNull()) fail(key, no_value("give a map of keys, or leave the key out for its defaults"));
   if (!n.IsDefined()) return out;
   if (!n.IsMap()) fail(key, "expected a map of key.path: value");
   for (auto it = n.begin(); it != n.end(); ++it) {
