@@ -153,8 +153,17 @@ std::uint64_t FabricEngine::post(int src, int dst, std::uint64_t bytes, ps_t t, 
   if (src == dst) throw std::invalid_argument("FabricEngine::post: source and destination are the same rank");
   if (t < horizon_) throw std::invalid_argument("FabricEngine::post: time before the engine's horizon");
   const std::uint64_t flits = bytes == 0 ? 1 : (bytes + flit_bytes_ - 1) / flit_bytes_;
-  const std::uint64_t id = transfers_.size();
-  transfers_.push_back({cookie, flits, src, dst});
+  // A finished transfer's slot is reused (ids are only keys of open
+  // transfers): the table stays as large as the most transfers open at once.
+  std::uint64_t id;
+  if (!free_transfers_.empty()) {
+    id = free_transfers_.back();
+    free_transfers_.pop_back();
+    transfers_[id] = {cookie, flits, src, dst};
+  } else {
+    id = transfers_.size();
+    transfers_.push_back({cookie, flits, src, dst});
+  }
   ++open_transfers_;
   if (first_hops_.size() != rank_node_.size()) first_hops_.resize(rank_node_.size());
   FirstHops& fh = first_hops_[static_cast<std::size_t>(src)];
@@ -215,6 +224,7 @@ void FabricEngine::on_delivery(std::size_t d, ps_t t) {
     Transfer& tr = transfers_[tag.transfer];
     if (--tr.flits_left == 0) {
       --open_transfers_;
+      free_transfers_.push_back(tag.transfer);
       if (sink_) sink_->push_back({tag.transfer, tr.cookie, t});
     }
     return;

@@ -115,7 +115,8 @@ class FabricEngine : public TimingCore {
   FabricEngine(std::vector<EngineNode> nodes, std::vector<EngineLink> links, std::uint64_t seed,
                std::shared_ptr<const Routing> routing);
 
-  /// Inject a transfer at time t_ps (>= horizon()); returns its id.
+  /// Inject a transfer at time t_ps (>= horizon()); returns its id, unique
+  /// among open transfers (a finished transfer's id is reused).
   /// `kind` is ignored: reads and writes move flits alike.
   std::uint64_t post(int src_rank, int dst_rank, std::uint64_t bytes, ps_t t_ps, std::uint64_t cookie,
                      TransferKind kind = TransferKind::write) override;
@@ -231,7 +232,8 @@ class FabricEngine : public TimingCore {
   };
   std::vector<FirstHops> first_hops_;
   std::uint64_t flit_bytes_ = 640;
-  std::vector<Transfer> transfers_;
+  std::vector<Transfer> transfers_;            // by id; finished slots are reused
+  std::vector<std::uint64_t> free_transfers_;  // ids of finished transfers
   std::size_t open_transfers_ = 0;
   RadixHeap heap_;  // (next event time, direction); stale entries skipped (Direction::scheduled)
   ps_t horizon_ = 0;
