@@ -238,15 +238,24 @@ std::uint64_t fabric_kernel::new_op_slot() {
   return ops_.size() - 1;
 }
 
-void fabric_kernel::land(int rank, std::uint64_t addr, unsigned char* data, std::uint64_t bytes) {
-  tlm::tlm_generic_payload tx;
-  tx.set_command(tlm::TLM_WRITE_COMMAND);
+tlm::tlm_generic_payload& fabric_kernel::mem_payload(tlm::tlm_command cmd, std::uint64_t addr, unsigned char* data,
+                                                     std::uint64_t bytes) {
+  tlm::tlm_generic_payload& tx = mem_tx_;
+  tx.set_command(cmd);
   tx.set_address(addr);
   tx.set_data_ptr(data);
   tx.set_data_length(static_cast<unsigned>(bytes));
   tx.set_streaming_width(static_cast<unsigned>(bytes));
   tx.set_byte_enable_ptr(nullptr);
+  tx.set_byte_enable_length(0);
+  tx.set_dmi_allowed(false);
+  tx.set_gp_option(tlm::TLM_MIN_PAYLOAD);
   tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  return tx;
+}
+
+void fabric_kernel::land(int rank, std::uint64_t addr, unsigned char* data, std::uint64_t bytes) {
+  tlm::tlm_generic_payload& tx = mem_payload(tlm::TLM_WRITE_COMMAND, addr, data, bytes);
   sc_core::sc_time d = sc_core::SC_ZERO_TIME;
   mem_out[rank]->b_transport(tx, d);
   if (tx.is_response_error())
@@ -288,14 +297,8 @@ void fabric_kernel::complete(const fabric_core::Completion& c) {
   if (o.stage == 0) {
     // Request reached the target: read its memory, send the data back.
     if (ctl_[o.peer]->functional()) o.data.assign(o.bytes, 0);
-    tlm::tlm_generic_payload tx;
-    tx.set_command(tlm::TLM_READ_COMMAND);
-    tx.set_address(o.peer_addr);
-    tx.set_data_ptr(o.data.empty() ? nullptr : o.data.data());
-    tx.set_data_length(static_cast<unsigned>(o.bytes));
-    tx.set_streaming_width(static_cast<unsigned>(o.bytes));
-    tx.set_byte_enable_ptr(nullptr);
-    tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    tlm::tlm_generic_payload& tx =
+        mem_payload(tlm::TLM_READ_COMMAND, o.peer_addr, o.data.empty() ? nullptr : o.data.data(), o.bytes);
     sc_core::sc_time d = sc_core::SC_ZERO_TIME;
     mem_out[o.peer]->b_transport(tx, d);
     if (tx.is_response_error())

@@ -138,6 +138,9 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
   void kernel_thread();
   void complete(const fabric_core::Completion& c);
   void land(int rank, std::uint64_t addr, unsigned char* data, std::uint64_t bytes);
+  /// mem_tx_ set up for one blocking access of `mem_out` (no extension, no byte enables).
+  tlm::tlm_generic_payload& mem_payload(tlm::tlm_command cmd, std::uint64_t addr, unsigned char* data,
+                                        std::uint64_t bytes);
   void wake_rank(int rank);
   void change_state(int rank, rank_state s, std::uint64_t until_ps);
   std::uint64_t horizon();
@@ -172,6 +175,10 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
   std::vector<std::unique_ptr<tlm_socket>> tlm_in_;
   std::vector<Foreign> foreign_;
   int foreign_idle_ = 0;                             // external initiators outside b_transport: may send from now on
+  // The payload of every access through mem_out: b_transport is blocking and
+  // its targets keep no reference, so one object serves them all (a payload
+  // constructed per access allocated its extension array every time).
+  tlm::tlm_generic_payload mem_tx_;
   std::vector<fabric_core::Completion> done_batch_;  // the kernel thread's completions of one instant
   fabric_core::AddressMap map_;
 };
