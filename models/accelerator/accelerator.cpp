@@ -42,14 +42,16 @@ void accelerator::run() {
 
 template <typename Pred, typename Describe>
 void accelerator::block_until(Pred ready, Describe what) {
-  if (ready()) return;  // the common case: no description built, no state change
+  if (ready()) return;  // the common case: no state change
+  block_what_ = &what;
+  block_describe_ = [](const void* w) -> std::string { return (*static_cast<const Describe*>(w))(); };
   while (!ready()) {
-    waiting_ = what();
     sync->set_state(rank_, rank_state::blocked);
     sc_core::wait(wake_);
     sync->set_state(rank_, rank_state::running);
   }
-  waiting_.clear();
+  block_describe_ = nullptr;
+  block_what_ = nullptr;
 }
 
 std::uint64_t accelerator::post(tlm::tlm_command cmd, int peer, std::uint64_t peer_addr, std::uint64_t local_addr,
@@ -66,16 +68,22 @@ std::uint64_t accelerator::post(tlm::tlm_command cmd, int peer, std::uint64_t pe
   ext.local_addr = local_addr;
   ext.flag = flag;
   ext.op = next_op_++;
-  tlm::tlm_generic_payload tx;
+  // One payload for every post (b_transport is blocking; the kernel keeps no
+  // reference): a payload constructed per post allocated its extension array.
+  tlm::tlm_generic_payload& tx = dma_tx_;
   tx.set_command(cmd);
   tx.set_address(peer_addr);
   tx.set_data_ptr(p_.functional ? memory_.data() + local_addr : nullptr);
   tx.set_data_length(static_cast<unsigned>(bytes));
   tx.set_streaming_width(static_cast<unsigned>(bytes));
   tx.set_byte_enable_ptr(nullptr);
+  tx.set_byte_enable_length(0);
+  tx.set_dmi_allowed(false);
+  tx.set_gp_option(tlm::TLM_MIN_PAYLOAD);
   tx.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
   tx.set_extension(&ext);
-  open_ops_.insert(ext.op);
+  op_window_.push_back(true);
+  ++open_op_count_;
   // The operation's first flit leaves dma_setup after the call (posted: the
   // caller does not wait for it).
   sc_core::sc_time delay = sc_core::sc_time::from_value(p_.dma_setup_ps);
@@ -100,14 +108,22 @@ std::uint64_t accelerator::post_read(int src, std::uint64_t src_addr, std::uint6
   return post(tlm::TLM_READ_COMMAND, src, src_addr, dst_addr, bytes, -1);
 }
 
-void accelerator::op_complete(std::uint64_t op) { open_ops_.erase(op); }
+void accelerator::op_complete(std::uint64_t op) {
+  if (!op_open(op)) return;
+  op_window_[op - first_open_op_] = false;
+  --open_op_count_;
+  while (!op_window_.empty() && !op_window_.front()) {
+    op_window_.pop_front();
+    ++first_open_op_;
+  }
+}
 
 void accelerator::wait(std::uint64_t op) {
-  block_until([&] { return open_ops_.count(op) == 0; }, [&] { return "operation " + std::to_string(op); });
+  block_until([&] { return !op_open(op); }, [&] { return "operation " + std::to_string(op); });
 }
 
 void accelerator::wait_all() {
-  block_until([&] { return open_ops_.empty(); }, [] { return std::string("all posted operations"); });
+  block_until([&] { return open_op_count_ == 0; }, [] { return std::string("all posted operations"); });
 }
 
 void accelerator::wait_flag(int f, std::uint64_t value) {

@@ -7,8 +7,8 @@
 #include <systemc>
 #include <tlm>
 
+#include <deque>
 #include <functional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -65,7 +65,7 @@ class accelerator : public sc_core::sc_module, public accelerator_api, public ra
   void reset_flags() override;
   void reduce_f32(std::uint64_t dst_addr, std::uint64_t src_addr, std::uint64_t count) override;
   void compute(std::uint64_t ps) override;
-  bool op_done(std::uint64_t op) const override { return open_ops_.count(op) == 0; }
+  bool op_done(std::uint64_t op) const override { return !op_open(op); }
   void wait_until(const std::function<bool()>& ready, std::uint64_t until_ps,
                   const std::function<std::string()>& describe) override;
   double reduce_rate_bytes_per_s() const override { return p_.reduce_rate_bytes_per_s; }
@@ -76,7 +76,10 @@ class accelerator : public sc_core::sc_module, public accelerator_api, public ra
   // rank_control_if
   void op_complete(std::uint64_t op) override;
   void wake() override { wake_.notify(sc_core::SC_ZERO_TIME); }
-  std::string waiting_for() const override { return describe_ ? (*describe_)() : waiting_; }
+  std::string waiting_for() const override {
+    if (block_describe_) return block_describe_(block_what_);
+    return describe_ ? (*describe_)() : waiting_;
+  }
   std::uint64_t read_latency_ps() const override { return p_.memory_latency_ps; }
 
  private:
@@ -98,10 +101,23 @@ class accelerator : public sc_core::sc_module, public accelerator_api, public ra
   std::vector<std::uint64_t> flags_;
   std::function<void(accelerator_api&)> program_;
   std::uint64_t next_op_ = 1;
-  std::set<std::uint64_t> open_ops_;
+  // Open operations: op ids are handed out in order, so the ids from
+  // first_open_op_ on are a window (1 = still open), its finished head
+  // trimmed as they complete; no allocation per operation.
+  std::deque<bool> op_window_;
+  std::uint64_t first_open_op_ = 1;  // id of op_window_.front()
+  std::uint64_t open_op_count_ = 0;
+  bool op_open(std::uint64_t op) const {
+    return op >= first_open_op_ && op - first_open_op_ < op_window_.size() && op_window_[op - first_open_op_];
+  }
+  tlm::tlm_generic_payload dma_tx_;  // the payload of every post()
   sc_core::sc_event wake_;
   std::string waiting_;
   const std::function<std::string()>* describe_ = nullptr;  // wait_until's, while it blocks
+  // block_until's description of its wait, built only when asked
+  // (waiting_for(), a deadlock's diagnosis): the Describe object and its caller.
+  const void* block_what_ = nullptr;
+  std::string (*block_describe_)(const void*) = nullptr;
   bool done_ = false;
 };
 
