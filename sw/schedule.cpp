@@ -12,12 +12,19 @@
 #include <set>
 #include <sstream>
 
+#include "models/common/utf8.h"
+
 namespace fabricsim::sw {
 
 namespace {
 
 [[noreturn]] void fail(const std::string& file, int line, const std::string& what) {
   throw ScheduleError(file + ":" + std::to_string(line) + ": " + what);
+}
+
+std::string hex_byte(unsigned char b) {
+  static const char* const digits = "0123456789abcdef";
+  return {digits[b >> 4], digits[b & 15]};
 }
 
 std::string lower(std::string s) {
@@ -180,6 +187,27 @@ Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
   for (const pugi::xml_node& n : doc.children())
     if (n.type() == pugi::node_element && n != algo)
       X.fail_at(n, std::string("<") + n.name() + "> after the <algo> element (an MSCCL schedule file holds one <algo>)");
+  // XML 1.0 §3.1 (well-formedness): no attribute name twice in one element.
+  // pugixml keeps both and attribute() returns the first, so send="1" send="2"
+  // would run as send="1" without a word.
+  struct RepeatedAttribute : pugi::xml_tree_walker {
+    pugi::xml_node node;
+    std::string name;
+    bool for_each(pugi::xml_node& n) override {
+      std::set<std::string> seen;
+      for (const pugi::xml_attribute& a : n.attributes())
+        if (!seen.insert(a.name()).second) {
+          node = n;
+          name = a.name();
+          return false;
+        }
+      return true;
+    }
+  } repeated;
+  doc.traverse(repeated);
+  if (repeated.node)
+    X.fail_at(repeated.node, std::string("<") + repeated.node.name() + "> gives attribute '" + repeated.name +
+                                 "' twice (malformed XML)");
   Schedule S;
   S.file = file;
   S.format = "msccl-xml";
@@ -406,11 +434,16 @@ Schedule parse_schedule_yaml(const std::string& text, const std::string& file) {
   YamlReader Y(file);
   Y.set_budget(text.size());
   YAML::Node root;
+  std::vector<YAML::Node> docs;
   try {
-    root = YAML::Load(text);
+    docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
     fail(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "malformed YAML: " + e.msg);
   }
+  if (docs.size() > 1)  // Load() would keep the first and drop the rest without a word
+    fail(file, docs[1].Mark().line >= 0 ? docs[1].Mark().line + 1 : 0,
+         "a second YAML document begins here: a schedule file is one document");
+  if (!docs.empty()) root = docs.front();
   if (!root || !root.IsMap() || !root["schedule"])
     fail(file, 1, "a native schedule file has one top-level key 'schedule'");
   Y.keys(root, "the file", {"schedule"});
@@ -800,6 +833,10 @@ Schedule load_schedule(const std::string& path) {
 }
 
 Schedule parse_schedule(const std::string& text, const std::string& path) {
+  // Both formats are read as UTF-8, and the schedule's names reach result.json.
+  if (const std::size_t bad = first_invalid_utf8(text); bad != std::string::npos)
+    fail(path, static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n')) + 1,
+         "byte 0x" + hex_byte(static_cast<unsigned char>(text[bad])) + " is not UTF-8 text (save the file as UTF-8)");
   const auto dot = path.rfind('.');
   const std::string ext = dot == std::string::npos ? "" : lower(path.substr(dot));
   Schedule s;

@@ -21,6 +21,7 @@
 #include "platform/config/link_config.h"
 #include "platform/config/yaml_config.h"
 #include "platform/fabric/fabric_config.h"
+#include "platform/report/json_text.h"
 
 namespace fs = std::filesystem;
 
@@ -132,7 +133,7 @@ std::string results_of(const fs::path& f) {
   auto j = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return text;
   j.erase("run");
-  return j.dump();
+  return report::json_text(j);
 }
 
 // Outputs of the two binaries' runs: "" if identical, else the first differing

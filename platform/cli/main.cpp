@@ -35,6 +35,7 @@
 #include "platform/fabric/host_config.h"
 #include "platform/report/files.h"
 #include "platform/report/identity.h"
+#include "platform/report/json_text.h"
 #include "platform/report/trace.h"
 #include "platform/sim/check.h"
 #include "platform/sim/fabric_run.h"
@@ -222,7 +223,7 @@ void written(const RunArgs& a) {
 // result.json of a run: the simulation's JSON plus "run" (identity).
 std::string result_json(nlohmann::ordered_json j, const report::RunIdentity& id) {
   j["run"] = id.json();
-  return j.dump(2) + "\n";
+  return report::json_text(j, 2) + "\n";
 }
 
 // The line naming trace.json, printed after the run's own "wrote" line (cmd_run).

@@ -10,6 +10,7 @@
 #include <set>
 #include <vector>
 
+#include "models/common/utf8.h"
 #include "platform/config/units.h"
 #include "platform/report/identity.h"
 
@@ -82,8 +83,10 @@ class VisitedNodes {
 // yaml-cpp keeps the first of two equal keys silently: a strict config
 // rejects them. Each map or list is checked once (errors name the first path
 // that reaches it), so the walk is linear in the file's size.
-void reject_duplicate_keys(const std::string& file, const YAML::Node& n, const std::string& path,
-                           VisitedNodes& visited) {
+// `marks`: name the line and column in `file` (false for a --set value,
+// whose marks count in the command-line argument, and `file` is the --set).
+void reject_duplicate_keys(const std::string& file, const YAML::Node& n, const std::string& path, VisitedNodes& visited,
+                           bool marks = true) {
   if (!n.IsMap() && !n.IsSequence()) return;
   if (!visited.first_visit(n)) return;
   if (n.IsMap()) {
@@ -92,14 +95,28 @@ void reject_duplicate_keys(const std::string& file, const YAML::Node& n, const s
       const std::string k = it->first.Scalar();
       const std::string kp = path.empty() ? k : path + "." + k;
       if (!seen.insert(k).second)
-        throw ConfigError(fmt::format("{}: key '{}': duplicate key", where(file, it->first.Mark()), kp));
-      reject_duplicate_keys(file, it->second, kp, visited);
+        throw ConfigError(fmt::format("{}: key '{}': duplicate key", marks ? where(file, it->first.Mark()) : file, kp));
+      reject_duplicate_keys(file, it->second, kp, visited, marks);
     }
   } else {
     std::size_t i = 0;
     for (auto it = n.begin(); it != n.end(); ++it, ++i)
-      reject_duplicate_keys(file, *it, fmt::format("{}[{}]", path, i), visited);
+      reject_duplicate_keys(file, *it, fmt::format("{}[{}]", path, i), visited, marks);
   }
+}
+
+// Line and column (1-based) of byte `offset` of `text`.
+std::pair<std::size_t, std::size_t> line_col(const std::string& text, std::size_t offset) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
 }
 }  // namespace
 
@@ -163,13 +180,30 @@ Document load_document(const std::string& path) {
       ++col;
     }
   }
+  // YAML text is Unicode (YAML 1.2 §5.2), and every string we read ends up
+  // in result.json, which must be UTF-8: a stray byte (a Latin-1 name) is an
+  // input error here, not a failure after the run.
+  if (const std::size_t bad = first_invalid_utf8(text); bad != std::string::npos) {
+    const auto [bl, bc] = line_col(text, bad);
+    throw ConfigError(fmt::format("{}:{}:{}: byte 0x{:02x} is not UTF-8 text (save the file as UTF-8)", path, bl, bc,
+                                  static_cast<unsigned char>(text[bad])));
+  }
   Document d;
   d.file = path;
+  std::vector<YAML::Node> docs;
   try {
-    d.root = YAML::Load(text);
+    docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
     throw ConfigError(fmt::format("{}: YAML syntax error: {}", where(path, e.mark), e.msg));
   }
+  // yaml-cpp's Load() would keep the first of several documents and drop the
+  // rest without a word.
+  if (docs.size() > 1)
+    throw ConfigError(
+        fmt::format("{}: holds {} YAML documents (the second begins at line {}): a configuration file "
+                    "is one document; remove the '---' line or split the file",
+                    path, docs.size(), docs[1].Mark().line >= 0 ? docs[1].Mark().line + 1 : 0));
+  if (!docs.empty()) d.root = docs.front();
   if (!d.root.IsMap()) throw ConfigError(fmt::format("{}: top level must be a map of keys", path));
   VisitedNodes visited;
   reject_duplicate_keys(path, d.root, "", visited);
@@ -270,6 +304,9 @@ void apply_overrides(Document& doc, const std::vector<std::string>& assignments,
     const std::string value = a.substr(eq + 1);
     const std::string who = label.empty() ? "--set " + path : label;
     if (value.find_first_not_of(" \t") == std::string::npos) throw ConfigError(fmt::format("{}: empty value", who));
+    if (const std::size_t bad = first_invalid_utf8(a); bad != std::string::npos)
+      throw ConfigError(fmt::format("{}: byte 0x{:02x} at position {} of '{}=...' is not UTF-8 text", who,
+                                    static_cast<unsigned char>(a[bad]), bad + 1, path));
     const std::vector<PathStep> steps = parse_path(a, path);
     YAML::Node v;
     try {
@@ -277,6 +314,9 @@ void apply_overrides(Document& doc, const std::vector<std::string>& assignments,
     } catch (const YAML::Exception& e) {
       throw ConfigError(one_line(fmt::format("{}: cannot parse value '{}': {}", who, value, e.msg)));
     }
+    // As in a file: a map written twice with one key keeps the first value silently.
+    VisitedNodes visited;
+    reject_duplicate_keys(who, v, path, visited, false);
     set_at_path(doc.root, steps, v, who);
     doc.overridden[path] = who;
   }
@@ -491,7 +531,9 @@ std::uint64_t Section::integer(const std::string& key, std::uint64_t dflt, std::
       ok = false;
     }
   }
-  if (!ok || pos != s.size()) fail(key, fmt::format("expected a whole number >= 0, got '{}'", s));
+  if (!ok || pos != s.size())
+    fail(key, hi == ~0ULL ? fmt::format("expected a whole number >= {}, got '{}'", lo, s)
+                          : fmt::format("expected a whole number in [{}, {}], got '{}'", lo, hi, s));
   if (v < lo || v > hi) fail(key, fmt::format("value {} outside [{}, {}]", v, lo, hi));
   return v;
 }
@@ -502,7 +544,7 @@ bool Section::boolean(const std::string& key, bool dflt) {
   const std::string s = scalar(key, n);
   if (s == "true" || s == "yes" || s == "on") return true;
   if (s == "false" || s == "no" || s == "off") return false;
-  fail(key, fmt::format("expected true or false, got '{}'", s));
+  fail(key, fmt::format("expected true or false (yes / no and on / off are read the same), got '{}'", s));
 }
 
 std::string Section::string(const std::string& key, const std::string& dflt) {

@@ -1,5 +1,7 @@
 #include "platform/report/trace.h"
 
+#include "platform/report/json_text.h"
+
 namespace fabricsim::report {
 
 bool TraceWriter::room() {
@@ -40,7 +42,7 @@ std::string TraceWriter::json() const {
   j["displayTimeUnit"] = "ns";
   j["otherData"] = {{"producer", "fabricsim"}, {"dropped_events", dropped_}};
   if (!run_.is_null()) j["otherData"]["run"] = run_;
-  return j.dump() + "\n";
+  return json_text(j) + "\n";
 }
 
 }  // namespace fabricsim::report

@@ -31,6 +31,7 @@
 #include "platform/fabric/host_config.h"
 #include "platform/report/files.h"
 #include "platform/report/identity.h"
+#include "platform/report/json_text.h"
 #include "platform/sim/run_kind.h"
 #include "platform/stats/summary.h"
 
@@ -521,7 +522,7 @@ std::string cell_text(const nlohmann::json& v) {
   if (v.is_number_unsigned() || v.is_number_integer()) return v.dump();
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
   if (v.is_number_float()) return fmt::format("{:.4f}", v.get<double>());
-  return v.dump();
+  return report::json_text(v);
 }
 
 std::string pt_variant_text(const Point& pt) { return cell_text(nlohmann::json(pt.variant)); }
@@ -1159,7 +1160,8 @@ int read_results(const Study& st, const std::vector<Point>& points, std::vector<
     const auto& row = results.back().at("row");
     for (const auto& c : st.columns)
       if (c != "variant" && !row.contains(c) && !foreign_metric(st, every, pt, c)) {
-        std::cerr << fmt::format("error: column '{}' is not in {}/result.json (row keys: {})\n", c, pt.dir, row.dump());
+        std::cerr << fmt::format("error: column '{}' is not in {}/result.json (row keys: {})\n", c, pt.dir,
+                                 report::json_text(row));
         return 3;
       }
   }
@@ -1249,7 +1251,7 @@ void add_to_cell(const Study& st, const Point& pt, const nlohmann::json& j, cons
   nlohmann::ordered_json key;
   if (!pt.variant.empty()) key["variant"] = pt.variant;
   for (const auto& a : axes) key[a] = row.at(a);
-  const std::string k = std::to_string(pt.cell) + key.dump();
+  const std::string k = std::to_string(pt.cell) + report::json_text(key);
   if (!cells.samples.count(k)) cells.keys.emplace_back(k, key);
   cells.variant[k] = pt.cell;
   if (std::find(st.columns.begin(), st.columns.end(), "protocol") != st.columns.end() && row.contains("protocol"))
@@ -1367,7 +1369,7 @@ int collect_tables(const Study& st, const std::vector<Point>& points, const fs::
   const std::string csv = results_csv(st, points, results, cells);
   const nlohmann::ordered_json summary = summary_json(st, points, cells);
   write_atomic(out / "results.csv", csv);
-  write_atomic(out / "summary.json", summary.dump(2) + "\n");
+  write_atomic(out / "summary.json", report::json_text(summary, 2) + "\n");
   return 0;
 }
 

@@ -14,11 +14,12 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/unit/temp_dir.h"
+#include "models/common/utf8.h"
 #include "models/link/core/policy.h"
 #include "platform/config/link_config.h"
 #include "platform/config/units.h"
 #include "platform/config/yaml_config.h"
+#include "tests/unit/temp_dir.h"
 
 namespace {
 
@@ -283,6 +284,53 @@ TEST(LinkConfigYaml, ControlByteIsNamedWithItsPlace) {
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
   const std::string g = tmp.write("del.yaml", "fabric: x\x7f\n");
   EXPECT_NE(config_error(g).find(g + ":1:10: control byte 0x7f"), std::string::npos) << config_error(g);
+}
+
+// Well-formed UTF-8 by Unicode's Table 3-7; everything else at its first byte.
+TEST(Utf8, FirstInvalidByteIsFound) {
+  using fabricsim::first_invalid_utf8;
+  constexpr auto ok = std::string_view::npos;
+  EXPECT_EQ(first_invalid_utf8(""), ok);
+  EXPECT_EQ(first_invalid_utf8("plain ascii ~"), ok);
+  EXPECT_EQ(first_invalid_utf8("\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf"),
+            ok);                                          // e-acute, euro, emoji, U+10FFFF
+  EXPECT_EQ(first_invalid_utf8("ab\xff"), 2u);            // never a UTF-8 byte
+  EXPECT_EQ(first_invalid_utf8("a\x80"), 1u);             // continuation without a lead
+  EXPECT_EQ(first_invalid_utf8("\xc0\xaf"), 0u);          // overlong '/'
+  EXPECT_EQ(first_invalid_utf8("\xe0\x80\xaf"), 0u);      // overlong, 3 bytes
+  EXPECT_EQ(first_invalid_utf8("x\xed\xa0\x80"), 1u);     // surrogate U+D800
+  EXPECT_EQ(first_invalid_utf8("\xf4\x90\x80\x80"), 0u);  // above U+10FFFF
+  EXPECT_EQ(first_invalid_utf8("\xf0\x9f\x98"), 0u);      // truncated at the end
+  EXPECT_EQ(first_invalid_utf8("\xe2\x82x"), 0u);         // a third byte that does not continue
+  EXPECT_EQ(first_invalid_utf8("caf\xe9"), 3u);           // Latin-1 e-acute
+}
+
+// A configuration file is one UTF-8 document; a --set map gives each key once.
+TEST(LinkConfigYaml, NonUtf8SecondDocumentsAndRepeatedSetKeysAreErrors) {
+  TempDir tmp;
+  const std::string f = tmp.write("latin1.yaml", "fabric:\n  name: caf\xe9\n");
+  EXPECT_NE(config_error(f).find(f + ":2:12: byte 0xe9 is not UTF-8 text"), std::string::npos) << config_error(f);
+  const std::string g = tmp.write("two.yaml", "fabric: {name: a}\n---\nfabric: {name: b}\n");
+  EXPECT_NE(config_error(g).find(g + ": holds 2 YAML documents (the second begins at line 3)"), std::string::npos)
+      << config_error(g);
+  const std::string h = tmp.write("one.yaml", "---\nfabric: {name: a}\n...\n");
+  EXPECT_NO_THROW(load_document(h));
+  Document d = load_document(h);
+  try {
+    apply_overrides(d, {"fabric={name: x, name: y}"});
+    ADD_FAILURE() << "a --set map with a key twice was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), "--set fabric: key 'fabric.name': duplicate key");
+  }
+  try {
+    apply_overrides(d, {"fabric.name=caf\xe9"});
+    ADD_FAILURE() << "a --set value that is not UTF-8 was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--set fabric.name: byte 0xe9 at position 16 of 'fabric.name=...' is not UTF-8 text");
+  }
+  apply_overrides(d, {"fabric.name=caf\xc3\xa9"});
+  EXPECT_EQ(d.root["fabric"]["name"].Scalar(), "caf\xc3\xa9");
 }
 
 TEST(LinkConfigYaml, KeyWithoutValueIsAnErrorNotTheDefault) {

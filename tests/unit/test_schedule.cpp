@@ -214,6 +214,46 @@ TEST(ScheduleValidate, BadInputNamesFileLineAndWhat) {
   EXPECT_NE(error_of(unmatched).find("t.xml:7: rank 0 threadblock 0 step 2 sends message 1"), std::string::npos);
 }
 
+// Malformed text that parsers read in part without a word: an attribute given
+// twice (pugixml keeps both, attribute() the first), a second YAML document
+// (yaml-cpp's Load keeps the first), a byte that is not UTF-8.
+TEST(ScheduleParse, RepeatedAttributesSecondDocumentsAndNonUtf8AreErrors) {
+  const std::string g = two_rank();
+  auto parse_error = [](const std::string& text, const std::string& file) -> std::string {
+    try {
+      sw::parse_schedule(text, file);
+    } catch (const sw::ScheduleError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(parse_error(g, "t.xml"), "");
+  EXPECT_EQ(parse_error(replace(g, "<tb id=\"0\" send=\"1\"", "<tb id=\"0\" send=\"1\" send=\"0\""), "t.xml"),
+            "t.xml:4: <tb> gives attribute 'send' twice (malformed XML)");
+  EXPECT_EQ(
+      parse_error(replace(g, "<gpu id=\"1\" i_chunks=\"2\"", "<gpu id=\"1\" i_chunks=\"2\" i_chunks=\"2\""), "t.xml"),
+      "t.xml:11: <gpu> gives attribute 'i_chunks' twice (malformed XML)");
+  // 0xff on line 2 (the name), a truncated 3-byte sequence, a surrogate; UTF-8 names are fine.
+  EXPECT_EQ(parse_error(replace(g, "name=\"allreduce-2\"", "name=\"allreduce\xff\""), "t.xml"),
+            "t.xml:2: byte 0xff is not UTF-8 text (save the file as UTF-8)");
+  EXPECT_NE(parse_error(replace(g, "name=\"allreduce-2\"", "name=\"a\xe2\x82\""), "t.xml").find("byte 0xe2"),
+            std::string::npos);
+  EXPECT_NE(parse_error(replace(g, "name=\"allreduce-2\"", "name=\"a\xed\xa0\x80\""), "t.xml").find("byte 0xed"),
+            std::string::npos);
+  EXPECT_EQ(
+      parse_error(replace(g, "name=\"allreduce-2\"", "name=\"all\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\""), "t.xml"), "");
+  std::ifstream f(kRoot + "/tests/cli/fixtures/schedules/allreduce-2.yaml");
+  std::stringstream ys;
+  ys << f.rdbuf();
+  const std::string y = ys.str();
+  ASSERT_EQ(parse_error(y, "t.yaml"), "");
+  const int lines = static_cast<int>(std::count(y.begin(), y.end(), '\n'));
+  EXPECT_EQ(parse_error(y + "---\nschedule: {}\n", "t.yaml"),
+            "t.yaml:" + std::to_string(lines + 2) +
+                ": a second YAML document begins here: a schedule file is one "
+                "document");
+}
+
 TEST(ScheduleValidate, RunChecksNgpusCollAndSizes) {
   const sw::Schedule s = sw::parse_msccl_xml(two_rank(), "a.xml");
   auto err = [&](int ranks, const sw::Op* op, std::uint64_t bytes) {
