@@ -94,13 +94,18 @@ link::FecMenu parse_fec_menu(Section& s, const link::FecMenu& base) {
       if (!p.has("correctable"))
         p.fail("correctable", "required value is missing (symbols the profile corrects; 0 for none)");
       f.correctable = static_cast<std::uint32_t>(p.integer("correctable", 0, 0, kMaxU));
-      for (const auto& prev : c.fec_menu)
-        if (prev.name == f.name) p.fail("name", fmt::format("FEC profile name '{}' is used twice", f.name));
+      for (std::size_t k = 0; k < c.fec_menu.size(); ++k)
+        if (c.fec_menu[k].name == f.name)
+          p.fail("name", fmt::format("FEC profile name '{}' is used twice (also fec_profiles[{}])", f.name, k));
       p.finish();
       if (!c.fec_menu.empty()) {
         const auto& prev = c.fec_menu.back();
         if (f.overhead < prev.overhead || f.correctable < prev.correctable)
-          p.fail("", "FEC profiles must be listed weakest first (overhead and correctable symbols non-decreasing)");
+          p.fail("", fmt::format("FEC profiles must be listed weakest first (overhead and correctable symbols "
+                                 "non-decreasing): '{}' ({:g} % overhead, {} symbols) follows fec_profiles[{}] "
+                                 "'{}' ({:g} %, {} symbols)",
+                                 f.name, 100 * f.overhead, f.correctable, c.fec_menu.size() - 1, prev.name,
+                                 100 * prev.overhead, prev.correctable));
       }
       c.fec_menu.push_back(f);
     }
@@ -239,7 +244,9 @@ LinkExperimentConfig parse_link_experiment(Section root) {
   Section r = root.child_or_empty("run");
   e.seed = r.integer("seed", e.seed, 0, ~0ULL);
   e.link_id = r.integer("link_id", e.link_id, 0, ~0ULL);
-  e.deadline_ps = r.time_ps("deadline", 0);
+  e.deadline_ps = r.time_ps("deadline", 0);  // 0: not given, the default below (run_link_experiment)
+  if (r.has("deadline") && e.deadline_ps == 0)
+    r.fail("deadline", "must be above 0 (leave it out for the default: 100 x the offered stream + 1 ms)");
   r.finish();
   root.finish();
   return e;

@@ -252,6 +252,10 @@ std::string fabric_kind(const config::Document& doc) {
     for (auto it = r.begin(); it != r.end(); ++it)
       if (it->first.Scalar() != "fabric" && it->first.Scalar().rfind("fab", 0) == 0)
         root.fail(it->first.Scalar(), "unknown key (did you mean 'fabric'?)");
+    if (root.has("study")) root.fail("study", "this file is a study, not a fabric: run it with `fabricsim sweep FILE`");
+    if (root.has("schedule"))
+      root.fail("schedule",
+                "this file is a schedule, not a fabric: name it in a fabric's workload (workload.schedule)");
   }
   config::Section f = root.child("fabric");
   // Every kind the program knows, so a typo lists them all.
@@ -265,6 +269,7 @@ namespace {
 struct NodeDefaults {
   models::accelerator_params acc;
   bool auto_mem = true;
+  SourceRef memory_src;  // defaults.accelerator.memory, if given
   models::switch_params swp;
 };
 
@@ -277,6 +282,7 @@ std::size_t add_node(FabricSpec& F, const NodeDefaults& D, const std::string& id
   n.src = src;
   n.accel = D.acc;
   n.auto_memory = D.auto_mem;
+  n.memory_src = D.memory_src;
   n.sw = D.swp;
   F.nodes.push_back(n);
   return F.nodes.size() - 1;
@@ -389,7 +395,9 @@ void explicit_node(config::Section& n, FabricSpec& F, const NodeDefaults& D, std
   ids[id] = k;
   if (kind == "accelerator") {
     bool am = D.auto_mem;
-    F.nodes[k].accel = parse_accel(n.child_or_empty("accelerator"), D.acc, am);
+    config::Section na = n.child_or_empty("accelerator");
+    if (na.has("memory")) F.nodes[k].memory_src = {where_of(na, "memory"), na.path() + ".memory"};
+    F.nodes[k].accel = parse_accel(na, D.acc, am);
     F.nodes[k].auto_memory = am;
   } else {
     n.child_or_empty("accelerator").finish();
@@ -458,6 +466,7 @@ void link_overrides(config::Section& root, FabricSpec& F) {
     if (const auto [it, fresh] = seen.emplace(idx, item++); !fresh)
       o.fail("index",
              fmt::format("link {} is already overridden by link_overrides[{}]: merge the two", idx, it->second));
+    F.links[idx].params_src = {where_of(o, "link"), o.path() + ".link"};
     link_overlay(o.child("link"), F.links[idx]);
     o.finish();
   }
@@ -487,7 +496,7 @@ void check_flit_sizes(const FabricRunConfig& c) {
       throw config::ConfigError(
           fmt::format("{}: every link of a fabric must use the flit size of "
                       "defaults.link.flit ({} B), this one uses {} B",
-                      l.src.prefix(), c.default_link.flit_bytes, l.link.flit_bytes));
+                      l.params_source().prefix(), c.default_link.flit_bytes, l.link.flit_bytes));
 }
 
 // workload: collective, algorithm (or a user's schedule), size, chunking, iterations, flags.
@@ -548,7 +557,9 @@ FabricRunConfig parse_fabric(config::Section root) {
   c.default_link = config::parse_link_overlay(dl, link::LinkConfig{});
   finish_protocol(dl, c.default_proto, c.default_link);
   NodeDefaults D;
-  D.acc = parse_accel(d.child_or_empty("accelerator"), {}, D.auto_mem);
+  config::Section da = d.child_or_empty("accelerator");
+  if (da.has("memory")) D.memory_src = {where_of(da, "memory"), da.path() + ".memory"};
+  D.acc = parse_accel(da, {}, D.auto_mem);
   D.swp = parse_switch(d.child_or_empty("switch"), {});
   d.finish();
 
@@ -582,6 +593,7 @@ FabricRunConfig parse_fabric(config::Section root) {
   config::Section r = root.child_or_empty("run");
   c.seed = r.integer("seed", 1, 0, ~0ull);
   c.deadline_ps = r.time_ps("deadline", 10'000'000'000'000ull);
+  if (c.deadline_ps == 0) r.fail("deadline", "must be above 0 (leave it out for the default, 10 s)");
   r.finish();
   root.finish();
   return c;

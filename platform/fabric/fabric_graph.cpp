@@ -175,6 +175,11 @@ void FabricGraph::Impl::add_links(const FabricSpec& spec) {
       throw FabricError(
           at(spec.nodes[v].src, (spec.nodes[v].kind == "tlm-initiator" ? "tlm-initiator '" : "accelerator '") +
                                     ids[v] + "' (rank " + std::to_string(rank[v]) + ") has no link"));
+  // A switch nothing is linked to forwards nothing: a node left out of `links`
+  // by mistake (an id typed differently), as for an accelerator.
+  for (std::size_t v = 0; v < spec.nodes.size(); ++v)
+    if (adj[v].empty() && spec.nodes[v].kind == "ualink-switch")
+      throw FabricError(at(spec.nodes[v].src, "ualink-switch '" + ids[v] + "' has no link (link it or remove it)"));
 }
 
 // Boost graph; every accelerator reachable from rank 0.

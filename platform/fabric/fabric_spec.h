@@ -41,6 +41,9 @@ struct NodeSpec {
   std::uint32_t ports = 0;  ///< number of ports (max port index + 1)
   AcceleratorParams accel;
   bool auto_memory = true;  ///< size memory from the workload's buffers (memory: auto)
+  /// Where a fixed memory size was written (defaults.accelerator.memory or the
+  /// node's own; empty key: auto), for "the collective needs more" errors.
+  SourceRef memory_src;
   SwitchParams sw;
   SourceRef src;
   /// Accelerators: `address:` given (global base address of the memory,
@@ -77,6 +80,10 @@ struct LinkSpec {
   LinkProtocolSpec proto;  ///< ualink (`link` is the data link) or rifl (`proto.rifl`; rates from `link`)
   std::uint64_t id = 0;   ///< link index; directions use channel ids 2*id and 2*id+1
   SourceRef src;
+  /// The link_overrides item that set this link's parameters (empty key: none).
+  SourceRef params_src;
+  /// Where this link's parameters were written: the override, or the link itself.
+  const SourceRef& params_source() const { return params_src.key.empty() ? src : params_src; }
 };
 
 /// The whole fabric.

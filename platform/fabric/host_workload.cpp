@@ -175,6 +175,7 @@ void run_section(config::Section& root, HostRunConfig& c) {
   config::Section r = root.child_or_empty("run");
   c.seed = r.integer("seed", 1, 0, ~0ULL);
   c.deadline_ps = r.time_ps("deadline", 600'000'000'000'000ull);
+  if (c.deadline_ps == 0) r.fail("deadline", "must be above 0 (leave it out for the default, 600 s)");
   r.finish();
 }
 

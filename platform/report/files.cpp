@@ -11,9 +11,11 @@ namespace fabricsim::report {
 namespace fs = std::filesystem;
 
 void write_atomic(const fs::path& p, const std::string& content) {
-  fs::create_directories(p.parent_path().empty() ? fs::path(".") : p.parent_path());
-  const fs::path tmp = p.string() + ".tmp";
   std::error_code ec;
+  const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create the folder " + dir.string() + ": " + ec.message());
+  const fs::path tmp = p.string() + ".tmp";
   if (fs::is_directory(p, ec)) throw std::runtime_error("cannot write " + p.string() + ": it is a folder");
   {
     errno = 0;

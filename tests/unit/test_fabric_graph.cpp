@@ -244,9 +244,18 @@ TEST(FabricGraphPod, DefaultRanksFollowDeclarationOrder) {
   EXPECT_EQ(g.hops(0, 2), 2);
 }
 
-TEST(FabricGraphPod, IsolatedSwitchHasNoRoute) {
+// A switch with no link at all is an input error (a node left out of `links`);
+// switches linked only to each other, apart from every accelerator, have no route.
+TEST(FabricGraphPod, IsolatedSwitchesHaveNoRoute) {
+  FabricSpec lone = pod(2, 1);
+  lone.nodes.push_back(sw("lonely"));
+  lone.nodes.back().src = {"f.yaml:9:10", "nodes[3].id"};
+  EXPECT_EQ(expect_error(lone),
+            "f.yaml:9:10: key 'nodes[3].id': ualink-switch 'lonely' has no link (link it or remove it)");
   FabricSpec f = pod(2, 1);
   f.nodes.push_back(sw("lonely"));
+  f.nodes.push_back(sw("lonely2"));
+  add_link(f, 3, 0, 4, 0);
   FabricGraph g(f);
   EXPECT_EQ(g.distance(3, 0), -1);
   std::string msg = error_of([&] { g.next_hop(3, 0); });

@@ -198,7 +198,12 @@ void PcieEngine::dump_state(std::ostream& os) const {
 
 std::string PcieEngine::diagnosis() const {
   std::ostringstream os;
-  os << open_ << " PCIe transfer(s) open at t=" << now() / 1000.0 << "ns\n";
+  // (The engine's clock is its last event's time, not the caller's: with no
+  // transfer open it may lie well before the moment the run got stuck.)
+  if (open_ == 0)
+    os << "no PCIe transfer open (the PCIe host's last event was at t=" << now() / 1000.0 << "ns)\n";
+  else
+    os << open_ << " PCIe transfer(s) open at t=" << now() / 1000.0 << "ns\n";
   for (const auto& e : eps_)
     if (e->active()) e->dump_state(os);
   for (const auto& b : bridges_)
