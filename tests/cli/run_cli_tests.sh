@@ -2233,5 +2233,71 @@ PY
 }
 check "--trace on RIFL fabric links: a span per recovery, replaying exactly the retransmitted frames; results unchanged" t_rifl_fabric_trace
 
+# Input text: a byte that is not UTF-8 (a Latin-1 name) in a fabric file, a
+# --set value or a schedule is exit 2 at load naming file:line or the --set,
+# before anything runs (it used to surface as a JSON error after the run, exit
+# 1, with the CSV tables written); a study is refused the same way. A file with
+# a second YAML document, a --set map with a key twice, and an XML attribute
+# given twice were read as their first part without a word.
+t_input_text_rules() {
+  local ff=$'\xff'  # (not "bad": the harness's failure flag)
+  printf 'fabric:\n  name: "ring%s8"\n  kind: ring\n  accelerators: 8\n' "$ff" >"$FX/latin1.yaml"
+  fs run "$FX/latin1.yaml" --out "$RES/latin1"
+  expect_bad_input "$RES/latin1" "latin1.yaml:2:14: byte 0xff is not UTF-8"
+  fs run "$ROOT/topologies/ring8.yaml" --set "fabric.name=ring$ff" --out "$RES/latin1-set"
+  expect_bad_input "$RES/latin1-set" "--set fabric.name: byte 0xff at position 17"
+  fs check "$ROOT/topologies/ring8.yaml" --set "fabric.name=ring$ff" --dot "$RES/latin1.dot"
+  expect_bad_input "$RES/latin1.dot" "--set fabric.name: byte 0xff"
+  printf 'study:\n  name: "t%s"\n  fabric: %s\n' "$ff" "$ROOT/topologies/ring8.yaml" >"$FX/latin1-study.yaml"
+  fs sweep "$FX/latin1-study.yaml" --out "$RES/latin1-study"
+  expect_bad_input "$RES/latin1-study" "latin1-study.yaml:2:11: byte 0xff is not UTF-8"
+  sed "s/<algo name=\"\\([^\"]*\\)\"/<algo name=\"\\1$ff\"/" "$SCHED_DIR/allreduce-2.xml" >"$FX/latin1.xml"
+  cmp -s "$FX/latin1.xml" "$SCHED_DIR/allreduce-2.xml" && note "fixture latin1.xml: the sed did not apply"
+  fs run "$SCHED_FAB" --set "workload.schedule=$FX/latin1.xml" --out "$RES/latin1-xml"
+  expect_bad_input "$RES/latin1-xml" "latin1.xml:2: byte 0xff is not UTF-8" "workload.schedule"
+
+  { cat "$ROOT/topologies/ring8.yaml"; echo "---"; echo "fabric: {name: x, kind: bogus}"; } >"$FX/two-docs.yaml"
+  fs run "$FX/two-docs.yaml" --out "$RES/two-docs"
+  expect_bad_input "$RES/two-docs" "two-docs.yaml: holds 2 YAML documents (the second begins at line"
+  fs run "$ROOT/topologies/ring8.yaml" --set 'workload={size: 64KiB, size: 1B}' --out "$RES/set-dup"
+  expect_bad_input "$RES/set-dup" "--set workload: key 'workload.size': duplicate key"
+  sed 's/<tb id="0" send="1"/<tb id="0" send="1" send="0"/' "$SCHED_DIR/allreduce-2.xml" >"$FX/dup-attr.xml"
+  cmp -s "$FX/dup-attr.xml" "$SCHED_DIR/allreduce-2.xml" && note "fixture dup-attr.xml: the sed did not apply"
+  fs run "$SCHED_FAB" --set "workload.schedule=$FX/dup-attr.xml" --out "$RES/dup-attr"
+  expect_bad_input "$RES/dup-attr" "dup-attr.xml:" "<tb> gives attribute 'send' twice"
+
+  # A path may hold any bytes: result.json writes U+FFFD for the bad one.
+  cp "$ROOT/topologies/ring8.yaml" "$FX/ring$ff.yaml"
+  fs run "$FX/ring$ff.yaml" --set workload.size=64KiB --quiet --out "$RES/latin1-path"
+  [[ $rc -eq 0 ]] || { note "a fabric file whose name is not UTF-8: exit $rc"; show_output; return; }
+  grep -q "ring"$'\xef\xbf\xbd'".yaml" "$RES/latin1-path/result.json" || note "result.json does not name the file with U+FFFD"
+}
+check "not UTF-8 in a file, a --set or a schedule, a second YAML document, a --set map key twice, an XML attribute twice: exit 2" t_input_text_rules
+
+# Keys blamed where the user wrote them, and values no run can use.
+t_input_blame_and_limits() {
+  fs run "$ROOT/topologies/ring8.yaml" --set 'link_overrides=[{index: 1, link: {flit: 320B}}]' --out "$RES/ovr-flit"
+  expect_bad_input "$RES/ovr-flit" "--set link_overrides: key 'link_overrides[0].link'" "uses 320 B"
+  fs run "$ROOT/topologies/ring8.yaml" --set defaults.accelerator.memory=1KiB --out "$RES/mem"
+  expect_bad_input "$RES/mem" "--set defaults.accelerator.memory: the collective needs" "acc0 has 1024 B"
+  fs run "$ROOT/topologies/link-primary.yaml" --set 'link.fec_profiles[0].overhead=100%' --out "$RES/fec-order"
+  expect_bad_input "$RES/fec-order" "key 'link.fec_profiles[1]'" "'LIGHT' (2.5 % overhead, 4 symbols) follows fec_profiles[0] 'LOW' (100 %"
+  fs run "$ROOT/topologies/link-primary.yaml" --set run.deadline=0ns --out "$RES/dl0"
+  expect_bad_input "$RES/dl0" "--set run.deadline: must be above 0"
+  fs run "$ROOT/topologies/ring8.yaml" --set run.deadline=0ns --out "$RES/dl0-ring"
+  expect_bad_input "$RES/dl0-ring" "--set run.deadline: must be above 0"
+  fs run "$ROOT/topologies/ring8.yaml" --set fabric.accelerators=3.5 --out "$RES/acc35"
+  expect_bad_input "$RES/acc35" "expected a whole number in [2, 4096], got '3.5'"
+  fs run "$ROOT/topologies/studies/ring-allreduce.yaml" --out "$RES/study-as-fabric"
+  expect_bad_input "$RES/study-as-fabric" "key 'study': this file is a study, not a fabric: run it with \`fabricsim sweep FILE\`"
+  write_tiny lonely-switch.yaml 's/  - {id: sw0, kind: ualink-switch}/  - {id: sw0, kind: ualink-switch}\n  - {id: sw1, kind: ualink-switch}/'
+  fs run "$FX/lonely-switch.yaml" --out "$RES/lonely-switch"
+  expect_bad_input "$RES/lonely-switch" "lonely-switch.yaml:8:" "ualink-switch 'sw1' has no link"
+  touch "$FX/a-file"
+  fs check "$ROOT/topologies/ring8.yaml" --dot "$FX/a-file/x.dot"
+  expect_bad_input "$FX/a-file/x.dot" "--dot: cannot create the folder $FX/a-file: Not a directory"
+}
+check "errors name the key the user wrote (overrides, memory, FEC order); run.deadline 0, a study given to run, a switch with no link: exit 2" t_input_blame_and_limits
+
 echo "$passed passed, $failed failed"
 ((failed == 0))
