@@ -24,6 +24,7 @@
 #include <fstream>
 #include <iostream>
 #include <new>
+#include <set>
 #include <thread>
 
 #include "platform/cli/bench.h"
@@ -665,6 +666,24 @@ int sc_main(int argc, char* argv[]) {
                   << "': the commands are run, sweep, check and bench (fabricsim --help)\n";
       return 2;
     }
+  }
+  // An option that takes a value, written without one before the next option
+  // (`run --seed --out DIR`): CLI11 takes `--out` as the seed and then blames
+  // whatever comes after. No value of these options begins with "--".
+  for (int i = 2; argc > 1 && is_command(argv[1]) && i < argc; ++i) {
+    static const std::set<std::string> kTakesValue = {"--set",   "--seed",   "--policy",  "--out", "--dot", "--jobs",
+                                                      "--shard", "--repeat", "--against", "-j",    "-r"};
+    const std::string o = argv[i];
+    if (!kTakesValue.count(o)) continue;
+    const bool missing = i + 1 >= argc || std::string(argv[i + 1]).rfind("--", 0) == 0;
+    if (missing) {
+      if (!sim::mpi_secondary_rank())
+        std::cerr << "error: " << o << " needs a value"
+                  << (i + 1 < argc ? std::string(", not the option ") + argv[i + 1] : std::string()) << " (fabricsim "
+                  << argv[1] << " --help lists the options)\n";
+      return 2;
+    }
+    ++i;  // skip the value
   }
   try {
     app.parse(argc, argv);

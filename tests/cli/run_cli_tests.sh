@@ -2293,11 +2293,15 @@ t_input_blame_and_limits() {
   write_tiny lonely-switch.yaml 's/  - {id: sw0, kind: ualink-switch}/  - {id: sw0, kind: ualink-switch}\n  - {id: sw1, kind: ualink-switch}/'
   fs run "$FX/lonely-switch.yaml" --out "$RES/lonely-switch"
   expect_bad_input "$RES/lonely-switch" "lonely-switch.yaml:8:" "ualink-switch 'sw1' has no link"
+  fs run --seed --out "$RES/no-seed" "$ROOT/topologies/ring8.yaml"
+  expect_bad_input "$RES/no-seed" "--seed needs a value, not the option --out (fabricsim run --help"
+  fs sweep "$ROOT/topologies/studies/ring-allreduce.yaml" --out "$RES/no-jobs" --jobs
+  expect_bad_input "$RES/no-jobs" "--jobs needs a value (fabricsim sweep --help"
   touch "$FX/a-file"
   fs check "$ROOT/topologies/ring8.yaml" --dot "$FX/a-file/x.dot"
   expect_bad_input "$FX/a-file/x.dot" "--dot: cannot create the folder $FX/a-file: Not a directory"
 }
-check "errors name the key the user wrote (overrides, memory, FEC order); run.deadline 0, a study given to run, a switch with no link: exit 2" t_input_blame_and_limits
+check "errors name the key the user wrote (overrides, memory, FEC order); run.deadline 0, a study given to run, a switch with no link, an option without its value: exit 2" t_input_blame_and_limits
 
 echo "$passed passed, $failed failed"
 ((failed == 0))
