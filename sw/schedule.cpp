@@ -1,5 +1,6 @@
 #include "sw/schedule.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 #include <pugixml.hpp>
 
@@ -437,6 +438,9 @@ Schedule parse_schedule_yaml(const std::string& text, const std::string& file) {
   std::vector<YAML::Node> docs;
   try {
     docs = YAML::LoadAll(text);
+  } catch (const YAML::DeepRecursion& e) {  // its own text is only "bad file"
+    fail(file, e.mark.line >= 0 ? e.mark.line + 1 : 0,
+         "lists or maps nested more than " + std::to_string(e.depth()) + " levels deep (yaml-cpp's limit)");
   } catch (const YAML::Exception& e) {
     fail(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "malformed YAML: " + e.msg);
   }

@@ -1,6 +1,7 @@
 #include "platform/config/yaml_config.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -193,6 +194,9 @@ Document load_document(const std::string& path) {
   std::vector<YAML::Node> docs;
   try {
     docs = YAML::LoadAll(text);
+  } catch (const YAML::DeepRecursion& e) {  // its own text is only "bad file"
+    throw ConfigError(fmt::format("{}: lists or maps nested more than {} levels deep (yaml-cpp's limit)",
+                                  where(path, e.mark), e.depth()));
   } catch (const YAML::Exception& e) {
     throw ConfigError(fmt::format("{}: YAML syntax error: {}", where(path, e.mark), e.msg));
   }

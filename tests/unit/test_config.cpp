@@ -313,6 +313,8 @@ TEST(LinkConfigYaml, NonUtf8SecondDocumentsAndRepeatedSetKeysAreErrors) {
   const std::string g = tmp.write("two.yaml", "fabric: {name: a}\n---\nfabric: {name: b}\n");
   EXPECT_NE(config_error(g).find(g + ": holds 2 YAML documents (the second begins at line 3)"), std::string::npos)
       << config_error(g);
+  const std::string deep = tmp.write("deep.yaml", "fabric: " + std::string(600, '[') + std::string(600, ']') + "\n");
+  EXPECT_NE(config_error(deep).find("levels deep (yaml-cpp's limit)"), std::string::npos) << config_error(deep);
   const std::string h = tmp.write("one.yaml", "---\nfabric: {name: a}\n...\n");
   EXPECT_NO_THROW(load_document(h));
   Document d = load_document(h);
