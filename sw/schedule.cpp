@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "models/common/utf8.h"
+#include "models/common/yaml_documents.h"
 
 namespace fabricsim::sw {
 
@@ -435,19 +436,17 @@ Schedule parse_schedule_yaml(const std::string& text, const std::string& file) {
   YamlReader Y(file);
   Y.set_budget(text.size());
   YAML::Node root;
-  std::vector<YAML::Node> docs;
+  int second = 0;
   try {
-    docs = YAML::LoadAll(text);
+    root = YAML::Load(text);
+    second = second_document_line(text);
   } catch (const YAML::DeepRecursion& e) {  // its own text is only "bad file"
     fail(file, e.mark.line >= 0 ? e.mark.line + 1 : 0,
          "lists or maps nested more than " + std::to_string(e.depth()) + " levels deep (yaml-cpp's limit)");
   } catch (const YAML::Exception& e) {
     fail(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "malformed YAML: " + e.msg);
   }
-  if (docs.size() > 1)  // Load() would keep the first and drop the rest without a word
-    fail(file, docs[1].Mark().line >= 0 ? docs[1].Mark().line + 1 : 0,
-         "a second YAML document begins here: a schedule file is one document");
-  if (!docs.empty()) root = docs.front();
+  if (second > 0) fail(file, second, "a second YAML document begins here: a schedule file is one document");
   if (!root || !root.IsMap() || !root["schedule"])
     fail(file, 1, "a native schedule file has one top-level key 'schedule'");
   Y.keys(root, "the file", {"schedule"});

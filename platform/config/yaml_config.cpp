@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/common/utf8.h"
+#include "models/common/yaml_documents.h"
 #include "platform/config/units.h"
 #include "platform/report/identity.h"
 
@@ -191,23 +192,21 @@ Document load_document(const std::string& path) {
   }
   Document d;
   d.file = path;
-  std::vector<YAML::Node> docs;
+  int second = 0;
   try {
-    docs = YAML::LoadAll(text);
+    d.root = YAML::Load(text);
+    second = second_document_line(text);
   } catch (const YAML::DeepRecursion& e) {  // its own text is only "bad file"
     throw ConfigError(fmt::format("{}: lists or maps nested more than {} levels deep (yaml-cpp's limit)",
                                   where(path, e.mark), e.depth()));
   } catch (const YAML::Exception& e) {
     throw ConfigError(fmt::format("{}: YAML syntax error: {}", where(path, e.mark), e.msg));
   }
-  // yaml-cpp's Load() would keep the first of several documents and drop the
-  // rest without a word.
-  if (docs.size() > 1)
+  if (second > 0)
     throw ConfigError(
-        fmt::format("{}: holds {} YAML documents (the second begins at line {}): a configuration file "
-                    "is one document; remove the '---' line or split the file",
-                    path, docs.size(), docs[1].Mark().line >= 0 ? docs[1].Mark().line + 1 : 0));
-  if (!docs.empty()) d.root = docs.front();
+        fmt::format("{}: holds more than one YAML document (the second begins at line {}): a "
+                    "configuration file is one document; remove the '---' line or split the file",
+                    path, second));
   if (!d.root.IsMap()) throw ConfigError(fmt::format("{}: top level must be a map of keys", path));
   VisitedNodes visited;
   reject_duplicate_keys(path, d.root, "", visited);

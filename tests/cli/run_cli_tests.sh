@@ -2258,7 +2258,7 @@ t_input_text_rules() {
 
   { cat "$ROOT/topologies/ring8.yaml"; echo "---"; echo "fabric: {name: x, kind: bogus}"; } >"$FX/two-docs.yaml"
   fs run "$FX/two-docs.yaml" --out "$RES/two-docs"
-  expect_bad_input "$RES/two-docs" "two-docs.yaml: holds 2 YAML documents (the second begins at line"
+  expect_bad_input "$RES/two-docs" "two-docs.yaml: holds more than one YAML document (the second begins at line"
   fs run "$ROOT/topologies/ring8.yaml" --set 'workload={size: 64KiB, size: 1B}' --out "$RES/set-dup"
   expect_bad_input "$RES/set-dup" "--set workload: key 'workload.size': duplicate key"
   sed 's/<tb id="0" send="1"/<tb id="0" send="1" send="0"/' "$SCHED_DIR/allreduce-2.xml" >"$FX/dup-attr.xml"

@@ -249,7 +249,7 @@ TEST(ScheduleParse, RepeatedAttributesSecondDocumentsAndNonUtf8AreErrors) {
   ASSERT_EQ(parse_error(y, "t.yaml"), "");
   const int lines = static_cast<int>(std::count(y.begin(), y.end(), '\n'));
   EXPECT_EQ(parse_error(y + "---\nschedule: {}\n", "t.yaml"),
-            "t.yaml:" + std::to_string(lines + 2) +
+            "t.yaml:" + std::to_string(lines + 1) +
                 ": a second YAML document begins here: a schedule file is one "
                 "document");
 }
