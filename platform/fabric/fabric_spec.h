@@ -44,6 +44,8 @@ struct NodeSpec {
   /// Where a fixed memory size was written (defaults.accelerator.memory or the
   /// node's own; empty key: auto), for "the collective needs more" errors.
   SourceRef memory_src;
+  /// Where this node's memory size was written: memory_src, or the node itself.
+  const SourceRef& memory_source() const { return memory_src.key.empty() ? src : memory_src; }
   SwitchParams sw;
   SourceRef src;
   /// Accelerators: `address:` given (global base address of the memory,

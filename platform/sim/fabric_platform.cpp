@@ -177,8 +177,7 @@ std::vector<models::ualink_switch*> FabricPlatform::build_modules(const fabric::
       p.flags = std::max(p.flags, min_flags);
       if (p.memory_bytes < need_memory)
         throw fabric::FabricError(fmt::format("{}: the collective needs {} B of accelerator memory, {} has {} B",
-                                              (n.memory_src.key.empty() ? n.src : n.memory_src).prefix(), need_memory,
-                                              n.id, p.memory_bytes));
+                                              n.memory_source().prefix(), need_memory, n.id, p.memory_bytes));
       add_accelerator(n.id, nc, p);
     } else {
       switch_of[i] = dynamic_cast<models::ualink_switch*>(&create<sc_core::sc_module>(n.kind, n.id, nc, n.sw));

@@ -107,8 +107,8 @@ void validate_fabric(const fabric::FabricRunConfig& cfg) {
     const std::uint64_t have = accelerator_memory_bytes(n, cfg);
     if (have < need)
       throw fabric::FabricError(fmt::format("{}: the collective needs {} B of accelerator memory, {} has {} B{}",
-                                            (n.memory_src.key.empty() ? n.src : n.memory_src).prefix(), need, n.id,
-                                            have, n.auto_memory ? "" : " (memory: auto sizes it to the workload)"));
+                                            n.memory_source().prefix(), need, n.id, have,
+                                            n.auto_memory ? "" : " (memory: auto sizes it to the workload)"));
     total += have;
   }
   if (cfg.workload.data) {
