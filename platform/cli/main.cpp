@@ -503,6 +503,21 @@ const CLI::Validator kNotEmpty(
     [](const std::string& v) { return v.empty() ? std::string("an empty value is not allowed") : std::string(); },
     "NOT EMPTY", "not empty");
 
+// A whole-number option in [lo, hi]: says which of the two the value is not
+// (CLI11's Range alone reports "abc" as "not in range").
+CLI::Validator whole_number_in(unsigned lo, unsigned hi) {
+  const std::string range = "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  return CLI::Validator(
+      [lo, hi, range](const std::string& v) {
+        const bool digits = !v.empty() && v.size() <= 9 && v.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits) return "'" + v + "' is not a whole number (give one in " + range + ")";
+        const unsigned long n = std::stoul(v);
+        if (n < lo || n > hi) return v + " is outside " + range;
+        return std::string();
+      },
+      "INT in " + range, "whole number in " + range);
+}
+
 // `fabricsim run` options.
 CLI::App* add_run_command(CLI::App& app, RunArgs& ra) {
   auto* run = app.add_subcommand("run", "run one simulation; prints a summary and writes DIR/result.json");
@@ -536,7 +551,7 @@ CLI::App* add_sweep_command(CLI::App& app, SweepArgs& sa) {
   sweep->add_option("study", sa.study_file, "study YAML")->required();
   sweep->add_option("--jobs,-j", sa.jobs, "parallel processes")
       ->check(kNotEmpty)
-      ->check(CLI::Range(1u, 1024u))
+      ->check(whole_number_in(1, 1024))
       ->capture_default_str();
   sweep->add_option("--out", sa.out, "output directory (default: out/<study name>)")->check(kNotEmpty);
   sweep->add_flag("--fresh", sa.fresh,
@@ -571,7 +586,7 @@ CLI::App* add_bench_command(CLI::App& app, cli::BenchArgs& ba) {
                     "fabric YAML (default: topologies/link-primary.yaml with --set traffic.flits=1000000)");
   bench->add_option("--set", ba.sets, "override a parameter of every run: key.path=value (repeatable)");
   bench->add_option("--repeat,-r", ba.repeat, "runs per binary (the median is reported)")
-      ->check(CLI::Range(1u, 1000u))
+      ->check(whole_number_in(1, 1000))
       ->capture_default_str();
   bench->add_option("--against", ba.against, "another fabricsim binary to run interleaved; prints the ratio");
   return bench;
