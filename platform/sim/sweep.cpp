@@ -26,6 +26,7 @@
 #include "models/link/core/policy.h"
 #include "platform/config/link_config.h"
 #include "platform/config/rifl_config.h"
+#include "platform/config/units.h"
 #include "platform/config/yaml_config.h"
 #include "platform/fabric/fabric_config.h"
 #include "platform/fabric/host_config.h"
@@ -322,6 +323,26 @@ using Grid = std::vector<std::pair<std::string, std::vector<std::string>>>;
 /// Most points a study may have (its plan is made whole before any point runs).
 constexpr std::uint64_t kMaxPoints = 1000000;
 
+// What a grid value means, so that the same quantity written two ways
+// ("1MiB" / "1048576B", "1e-5" / "0.00001", "1000ns" / "1us") is one value:
+// a plain number, a time, a size, a rate or a percentage, canonical; any
+// other text stands for itself.
+std::string grid_value_identity(const std::string& text) {
+  const auto attempt = [&](auto parse, const char* kind) -> std::string {
+    try {
+      return fmt::format("{}:{}", kind, parse(text));
+    } catch (const std::exception&) {
+      return std::string();
+    }
+  };
+  for (auto id : {attempt(config::parse_number, "number"), attempt(config::parse_time_ps, "time"),
+                  attempt(config::parse_bytes, "size"), attempt(config::parse_rate_bps, "rate")})
+    if (!id.empty()) return id;
+  if (text.find('%') != std::string::npos)
+    if (auto id = attempt(config::parse_fraction, "number"); !id.empty()) return id;
+  return "text:" + text;
+}
+
 // study.grid: key.path: [v1, v2, ...], in file order. `lines`: the study
 // file's line of each "key.path=value" (for errors found at validation).
 Grid study_grid(const config::Document& doc, config::Section& s, const std::string& policy_key,
@@ -337,7 +358,7 @@ Grid study_grid(const config::Document& doc, config::Section& s, const std::stri
     if (g.size() == 0) s.fail("grid", "the map is empty: give at least one key.path: [values], or leave `grid` out");
     for (auto it = g.begin(); it != g.end(); ++it) {
       std::vector<std::string> vals;
-      std::set<std::string> seen;  // (a long list stays O(n log n))
+      std::map<std::string, std::size_t> seen;  // value's identity -> item (a long list stays O(n log n))
       if (!it->second.IsSequence() || it->second.size() == 0)
         s.fail("grid", fmt::format("'{}' must be a non-empty list", it->first.Scalar()));
       for (std::size_t i = 0; i < it->second.size(); ++i) {
@@ -349,10 +370,17 @@ Grid study_grid(const config::Document& doc, config::Section& s, const std::stri
                                      "values; give list- or map-valued settings as variants (study.variants[].set)",
                                      it->first.Scalar(), i, it->second[i].Mark().line + 1,
                                      it->second[i].IsSequence() ? "list" : "map"));
-        if (!seen.insert(it->second[i].Scalar()).second)
-          s.fail("grid", fmt::format("'{}' lists the value '{}' twice (line {}): two points would have the same "
-                                     "label and the same rows",
-                                     it->first.Scalar(), it->second[i].Scalar(), it->second[i].Mark().line + 1));
+        if (const auto [at, fresh] = seen.emplace(grid_value_identity(it->second[i].Scalar()), i); !fresh) {
+          const YAML::Node first = it->second[at->second];
+          if (first.Scalar() == it->second[i].Scalar())
+            s.fail("grid", fmt::format("'{}' lists the value '{}' twice (line {}): two points would have the same "
+                                       "label and the same rows",
+                                       it->first.Scalar(), it->second[i].Scalar(), it->second[i].Mark().line + 1));
+          s.fail("grid", fmt::format("'{}' lists '{}' (line {}) and '{}' (line {}), the same value written two "
+                                     "ways: two points would have the same rows",
+                                     it->first.Scalar(), first.Scalar(), first.Mark().line + 1, it->second[i].Scalar(),
+                                     it->second[i].Mark().line + 1));
+        }
         vals.push_back(it->second[i].Scalar());
         lines.emplace(it->first.Scalar() + "=" + vals.back(), it->second[i].Mark().line + 1);
       }
