@@ -777,10 +777,17 @@ void check_run(const Schedule& S, int ranks, const Op* explicit_op, std::uint64_
   // for a standard collective: the message names the sizes around T that are.
   const std::uint64_t unit =
       S.op == Op::custom ? 4 * S.nchunksperloop : std::lcm<std::uint64_t>(4 * S.nchunksperloop, 4ull * ranks);
+  // Only sizes under 4 GiB are suggested (workload.size's limit: one DMA
+  // operation's 32-bit length).
   const auto nearest = [&] {
-    const std::uint64_t below = T / unit * unit, above = below + unit;
-    return " (sizes that fit: multiples of " + std::to_string(unit) + " B, e.g. " +
-           (below > 0 ? std::to_string(below) + " B or " : std::string()) + std::to_string(above) + " B)";
+    constexpr std::uint64_t kSizeLimit = 1ull << 32;
+    if (unit >= kSizeLimit)
+      return " (no size under 4 GiB fits: sizes must be multiples of " + std::to_string(unit) + " B; lower " +
+             chunks_key(S) + ")";
+    const std::uint64_t below = std::min(T, kSizeLimit - 1) / unit * unit, above = below + unit;
+    std::string e = below > 0 ? std::to_string(below) + " B" : std::string();
+    if (above < kSizeLimit && above > T) e += (e.empty() ? "" : " or ") + std::to_string(above) + " B";
+    return " (sizes that fit: multiples of " + std::to_string(unit) + " B, e.g. " + e + ")";
   };
   if (T == 0 || T % (4 * S.nchunksperloop) != 0)
     fail(F, S.line,
