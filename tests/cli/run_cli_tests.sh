@@ -2303,5 +2303,29 @@ t_input_blame_and_limits() {
 }
 check "errors name the key the user wrote (overrides, memory, FEC order); run.deadline 0, a study given to run, a switch with no link, an option without its value: exit 2" t_input_blame_and_limits
 
+t_numbers_written_other_ways() {
+  fs sweep "$ROOT/topologies/studies/ring-allreduce.yaml" --jobs abc --out "$RES/jobs-abc"
+  expect_bad_input "$RES/jobs-abc" "--jobs: 'abc' is not a whole number (give one in [1, 1024])"
+  fs sweep "$ROOT/topologies/studies/ring-allreduce.yaml" --jobs 0 --out "$RES/jobs-0"
+  expect_bad_input "$RES/jobs-0" "--jobs: 0 is outside [1, 1024]"
+  # "-0" is 0 and "+8" is 8 for a whole-number key
+  fs run "$ROOT/topologies/ring8.yaml" --set fabric.accelerators=-0 --out "$RES/acc-m0"
+  expect_bad_input "$RES/acc-m0" "--set fabric.accelerators: value 0 outside [2, 4096]"
+  fs run "$ROOT/topologies/ring8.yaml" --set fabric.accelerators=+8 --set workload.size=64KiB --quiet --out "$RES/acc-p8"
+  [[ $rc -eq 0 && -s $RES/acc-p8/collectives.csv ]] || note "--set fabric.accelerators=+8: exit $rc"
+  cat >"$FX/gsame.yaml" <<EOF2
+study:
+  name: gsame
+  fabric: $ROOT/topologies/ring8.yaml
+  seeds: {first: 1, count: 1}
+  grid:
+    workload.size: [64KiB,
+                    1MiB, 1048576B]
+EOF2
+  fs sweep "$FX/gsame.yaml" --out "$RES/gsame"
+  expect_bad_input "$RES/gsame" "gsame.yaml:6:" "study.grid" "'workload.size' lists '1MiB' (line 7) and '1048576B' (line 7), the same value written two ways"
+}
+check "numbers written other ways: --jobs abc / 0, -0 and +8 for a whole number, one grid value in two units: exit 2 with the reason" t_numbers_written_other_ways
+
 echo "$passed passed, $failed failed"
 ((failed == 0))

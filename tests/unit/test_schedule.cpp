@@ -278,6 +278,21 @@ TEST(ScheduleValidate, RunChecksNgpusCollAndSizes) {
       << err(2, nullptr, 65536 + 4);
   EXPECT_NE(err(2, nullptr, 4).find("(sizes that fit: multiples of 8 B, e.g. 8 B)"), std::string::npos)
       << err(2, nullptr, 4);
+  // Only sizes under 4 GiB (workload.size's limit) are suggested.
+  EXPECT_NE(err(2, nullptr, 4294967290ull).find("(sizes that fit: multiples of 8 B, e.g. 4294967288 B)"),
+            std::string::npos)
+      << err(2, nullptr, 4294967290ull);
+  sw::Schedule huge = s;
+  huge.nchunksperloop = 1ull << 31;  // chunks of whole float32 values: multiples of 8 GiB
+  try {
+    sw::check_run(huge, 2, nullptr, 65536);
+    ADD_FAILURE() << "no error";
+  } catch (const sw::ScheduleError& e) {
+    EXPECT_NE(std::string(e.what()).find("(no size under 4 GiB fits: sizes must be multiples of 8589934592 B; lower "
+                                         "nchunksperloop)"),
+              std::string::npos)
+        << e.what();
+  }
   // In place, msccl-tools gives the aliased buffer 0 chunks: o_chunks=0 for
   // an AllReduce (the output is the input); both 0 is still an error.
   const sw::Schedule ip =
