@@ -30,6 +30,7 @@
 #include "platform/cli/bench.h"
 #include "platform/config/link_config.h"
 #include "platform/config/rifl_config.h"
+#include "platform/config/units.h"
 #include "platform/config/yaml_config.h"
 #include "platform/fabric/fabric_config.h"
 #include "platform/fabric/fabric_graph.h"
@@ -503,15 +504,19 @@ const CLI::Validator kNotEmpty(
     [](const std::string& v) { return v.empty() ? std::string("an empty value is not allowed") : std::string(); },
     "NOT EMPTY", "not empty");
 
-// A whole-number option in [lo, hi]: says which of the two the value is not
-// (CLI11's Range alone reports "abc" as "not in range").
+// A whole-number option in [lo, hi], read as whole-number keys of the
+// configuration are (config::parse_whole_number): says which of the two the
+// value is not (CLI11's Range alone reports "abc" as "not in range").
 CLI::Validator whole_number_in(unsigned lo, unsigned hi) {
   const std::string range = "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
   return CLI::Validator(
       [lo, hi, range](const std::string& v) {
-        const bool digits = !v.empty() && v.size() <= 9 && v.find_first_not_of("0123456789") == std::string::npos;
-        if (!digits) return "'" + v + "' is not a whole number (give one in " + range + ")";
-        const unsigned long n = std::stoul(v);
+        std::uint64_t n = 0;
+        try {
+          n = config::parse_whole_number(v);
+        } catch (const config::UnitError& e) {
+          return std::string(e.what()) + " (give one in " + range + ")";
+        }
         if (n < lo || n > hi) return v + " is outside " + range;
         return std::string();
       },

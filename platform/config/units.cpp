@@ -117,4 +117,16 @@ double parse_number(const std::string& text) {
   return v;
 }
 
+std::uint64_t parse_whole_number(const std::string& text) {
+  const bool neg_zero = text.size() > 1 && text[0] == '-' && text.find_first_not_of('0', 1) == std::string::npos;
+  const std::string digits = neg_zero ? std::string("0") : text.size() > 1 && text[0] == '+' ? text.substr(1) : text;
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
+    throw UnitError("'" + text + "' is not a whole number");
+  try {
+    return std::stoull(digits, nullptr, 10);
+  } catch (const std::out_of_range&) {
+    throw UnitError("'" + text + "' is beyond 2^64 - 1");
+  }
+}
+
 }  // namespace fabricsim::config

@@ -42,4 +42,9 @@ double parse_fraction(const std::string& text);
 /// Plain number (no unit) -> double; throws on trailing text.
 double parse_number(const std::string& text);
 
+/// Whole number -> unsigned 64 bits: decimal digits, optionally after '+';
+/// "-0" is 0. Throws UnitError for anything else (a sign other than "-0", a
+/// fraction, a unit, a value beyond 2^64 - 1). Range checks are the caller's.
+std::uint64_t parse_whole_number(const std::string& text);
+
 }  // namespace fabricsim::config

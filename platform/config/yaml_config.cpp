@@ -524,22 +524,13 @@ std::uint64_t Section::integer(const std::string& key, std::uint64_t dflt, std::
   YAML::Node n = get(key);
   if (unset(key, n)) return dflt;
   const std::string s = scalar(key, n);
-  // "+5" is 5 and "-0" is 0 (a sign before digits); any other negative is refused.
-  const bool neg_zero = s.size() > 1 && s[0] == '-' && s.find_first_not_of('0', 1) == std::string::npos;
-  const std::string digits = neg_zero ? std::string("0") : (s.size() > 1 && s[0] == '+' ? s.substr(1) : s);
-  std::size_t pos = 0;
-  unsigned long long v = 0;
-  bool ok = !digits.empty() && digits[0] >= '0' && digits[0] <= '9';
-  if (ok) {
-    try {
-      v = std::stoull(digits, &pos, 10);
-    } catch (...) {
-      ok = false;
-    }
-  }
-  if (!ok || pos != digits.size())
+  std::uint64_t v = 0;
+  try {
+    v = parse_whole_number(s);
+  } catch (const UnitError&) {
     fail(key, hi == ~0ULL ? fmt::format("expected a whole number >= {}, got '{}'", lo, s)
                           : fmt::format("expected a whole number in [{}, {}], got '{}'", lo, hi, s));
+  }
   if (v < lo || v > hi) fail(key, fmt::format("value {} outside [{}, {}]", v, lo, hi));
   return v;
 }

@@ -87,6 +87,17 @@ TEST(Units, BytesAndFractions) {
   EXPECT_DOUBLE_EQ(parse_number("-2.5"), -2.5);
 }
 
+TEST(Units, WholeNumbers) {
+  using fabricsim::config::parse_whole_number;
+  EXPECT_EQ(parse_whole_number("16"), 16u);
+  EXPECT_EQ(parse_whole_number("+8"), 8u);
+  EXPECT_EQ(parse_whole_number("-0"), 0u);
+  EXPECT_EQ(parse_whole_number("007"), 7u);
+  EXPECT_EQ(parse_whole_number("18446744073709551615"), ~0ull);
+  for (const char* bad_text : {"", "+", "-", "-1", "3.5", "1e3", "8B", " 5", "abc", "18446744073709551616"})
+    EXPECT_THROW(parse_whole_number(bad_text), UnitError) << bad_text;
+}
+
 TEST(Units, ErrorsThrowUnitError) {
   EXPECT_THROW(parse_time_ps("20"), UnitError);          // missing unit
   EXPECT_THROW(parse_time_ps("20 parsecs"), UnitError);  // unknown unit
