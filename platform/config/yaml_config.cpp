@@ -170,17 +170,14 @@ Document load_document(const std::string& path) {
   // YAML admits only printable characters (YAML 1.2 §5.1: tab, line feed,
   // carriage return, 0x20 and above but DEL): a control byte (a NUL of a
   // binary file) is named here, with its place, rather than in the parser's words.
-  std::size_t line = 1, col = 1;
-  for (const char ch : text) {
+  const auto control = std::find_if(text.begin(), text.end(), [](char ch) {
     const auto u = static_cast<unsigned char>(ch);
-    if ((u < 0x20 && u != '\t' && u != '\n' && u != '\r') || u == 0x7f)
-      throw ConfigError(fmt::format("{}:{}:{}: control byte 0x{:02x}: not a YAML text file", path, line, col, u));
-    if (u == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
+    return (u < 0x20 && u != '\t' && u != '\n' && u != '\r') || u == 0x7f;
+  });
+  if (control != text.end()) {
+    const auto [cl, cc] = line_col(text, static_cast<std::size_t>(control - text.begin()));
+    throw ConfigError(fmt::format("{}:{}:{}: control byte 0x{:02x}: not a YAML text file", path, cl, cc,
+                                  static_cast<unsigned char>(*control)));
   }
   // YAML text is Unicode (YAML 1.2 §5.2), and every string we read ends up
   // in result.json, which must be UTF-8: a stray byte (a Latin-1 name) is an
