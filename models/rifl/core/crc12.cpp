@@ -39,6 +39,39 @@ std::vector<std::uint16_t> position_syndromes(std::uint32_t n) {
   }
   return syn;
 }
+
+// dst[t] += src[t ^ h] for all 4096 syndromes t: the same additions as
+// dst[s ^ h] += src[s] for all s, in blocks of 8 (t ^ h = (t ^ hi) + (k ^ LO)
+// for t = b + k, h = hi + LO, hi a multiple of 8), so each block is 8 loads
+// at fixed offsets from one base.
+template <std::uint32_t LO>
+void add_shifted(double* dst, const double* src, std::uint32_t hi) {
+  for (std::uint32_t b = 0; b < 4096; b += 8) {
+    const double* s = src + (b ^ hi);
+    double* d = dst + b;
+    d[0] += s[0 ^ LO];
+    d[1] += s[1 ^ LO];
+    d[2] += s[2 ^ LO];
+    d[3] += s[3 ^ LO];
+    d[4] += s[4 ^ LO];
+    d[5] += s[5 ^ LO];
+    d[6] += s[6 ^ LO];
+    d[7] += s[7 ^ LO];
+  }
+}
+void add_xor(double* dst, const double* src, std::uint32_t h) {
+  const std::uint32_t hi = h & ~7u;
+  switch (h & 7u) {
+    case 0: add_shifted<0>(dst, src, hi); break;
+    case 1: add_shifted<1>(dst, src, hi); break;
+    case 2: add_shifted<2>(dst, src, hi); break;
+    case 3: add_shifted<3>(dst, src, hi); break;
+    case 4: add_shifted<4>(dst, src, hi); break;
+    case 5: add_shifted<5>(dst, src, hi); break;
+    case 6: add_shifted<6>(dst, src, hi); break;
+    default: add_shifted<7>(dst, src, hi); break;
+  }
+}
 }  // namespace
 
 std::uint16_t crc12(const std::vector<std::uint64_t>& bits, std::size_t nbits) {
@@ -83,11 +116,8 @@ UndetectedErrorModel::UndetectedErrorModel(std::uint32_t frame_bits, std::uint32
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::uint32_t h = syn[i];
     const std::uint32_t wtop = std::min(W, i + 1);
-    for (std::uint32_t w = wtop; w >= 1; --w) {
-      double* dst = &cnt[static_cast<std::size_t>(w) * 4096];
-      const double* src = &cnt[static_cast<std::size_t>(w - 1) * 4096];
-      for (std::uint32_t s = 0; s < 4096; ++s) dst[s ^ h] += src[s];
-    }
+    for (std::uint32_t w = wtop; w >= 1; --w)
+      add_xor(&cnt[static_cast<std::size_t>(w) * 4096], &cnt[static_cast<std::size_t>(w - 1) * 4096], h);
   }
   a_.assign(W + 1, 0.0);
   for (std::uint32_t w = 1; w <= W; ++w) a_[w] = cnt[static_cast<std::size_t>(w) * 4096];
