@@ -101,6 +101,7 @@ IsolatedExposure isolated_failure_probe(const rifl::RiflConfig& c, const rifl::R
     ++x.failures;
     return std::vector<std::uint16_t>{100};  // a payload bit
   };
+  sc.skip_ahead = true;  // clean runs between the failures skipped (results as stepped)
   probe.set_script(std::move(sc));
   probe.count_mismatched_frames();
   x.ok = probe.run() == rifl::RiflLink::Status::done && x.failures > 0;

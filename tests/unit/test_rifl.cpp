@@ -779,11 +779,15 @@ TEST(RiflLink, SkipAheadIsExact) {
 // Every counter of both directions, the slot count and every packet's
 // latency of a skip-ahead run (clean runs jumped, control and replay windows
 // settled in closed form) equal those of the same link stepped slot by slot.
+void expect_same_links(RiflLink& fast, RiflLink& slow, std::uint32_t lanes);
 void expect_same_run(const RiflConfig& c, const std::string& what) {
   SCOPED_TRACE(what);
   RiflConfig cs = c;
   cs.skip_ahead = false;
   RiflLink fast(c), slow(cs);
+  expect_same_links(fast, slow, c.lanes);
+}
+void expect_same_links(RiflLink& fast, RiflLink& slow, std::uint32_t lanes) {
   fast.count_mismatched_frames();
   slow.count_mismatched_frames();
   ASSERT_EQ(fast.run(), RiflLink::Status::done) << fast.diagnosis();
@@ -818,8 +822,73 @@ void expect_same_run(const RiflConfig& c, const std::string& what) {
     // the exposure to out-of-order acceptance, frame by frame (windows counted in closed form)
     EXPECT_EQ(fast.mismatched_frames(d), slow.mismatched_frames(d));
   }
-  for (std::uint32_t l = 0; l < c.lanes; ++l)
+  for (std::uint32_t l = 0; l < lanes; ++l)
     for (int side = 0; side < 2; ++side) EXPECT_EQ(fast.tx_state(l, side), slow.tx_state(l, side));
+}
+
+// Script::skip_ahead: a scripted run skips clean runs and windows between the
+// scripted slots, stepping every lane at each of them, and equals the same
+// script stepped slot by slot: the isolated-failure probe's script (one
+// payload bit of lane 0's A->B data frame every few thousand slots) and a
+// dense one (every lane, both directions, payload, CRC and header bits, at
+// irregular slots 40 .. 700 apart, so that hits fall inside recoveries).
+TEST(RiflLink, ScriptedSkipAheadMatchesStepping) {
+  struct Case {
+    std::string what;
+    std::vector<std::uint64_t> slots;
+    std::function<std::vector<std::uint16_t>(std::uint32_t, int, std::uint64_t, FrameKind)> flips;
+  };
+  std::vector<Case> cases;
+  {
+    Case a{"probe script", {}, [](std::uint32_t lane, int dir, std::uint64_t, FrameKind k) {
+             if (lane != 0 || dir != 0 || k != FrameKind::data_valid) return std::vector<std::uint16_t>{};
+             return std::vector<std::uint16_t>{100};
+           }};
+    for (std::uint64_t k = 1; k <= 12; ++k) a.slots.push_back(k * 7379);
+    cases.push_back(a);
+  }
+  {
+    Case b{"dense script", {}, [](std::uint32_t lane, int dir, std::uint64_t slot, FrameKind) {
+             const std::uint64_t h = (slot * 2654435761u + lane * 40503u + static_cast<std::uint64_t>(dir) * 977u);
+             switch (h % 7) {
+               case 0: return std::vector<std::uint16_t>{static_cast<std::uint16_t>(4 + h % 240)};   // payload
+               case 1: return std::vector<std::uint16_t>{static_cast<std::uint16_t>(244 + h % 12)};  // CRC
+               case 2: return std::vector<std::uint16_t>{static_cast<std::uint16_t>(h % 4)};         // header
+               case 3: return std::vector<std::uint16_t>{10, 11};
+               default: return std::vector<std::uint16_t>{};
+             }
+           }};
+    std::uint64_t t = 500;
+    for (int i = 0; i < 300; ++i) {
+      t += 40 + (static_cast<std::uint64_t>(i) * 7919u) % 661;
+      b.slots.push_back(t);
+    }
+    cases.push_back(b);
+  }
+  for (const auto& cs : cases) {
+    SCOPED_TRACE(cs.what);
+    RiflConfig c;
+    c.bytes_per_direction = 15'000'000;  // busy past the last scripted slot
+    RiflLink fast(c), slow(c);
+    std::uint64_t calls_fast = 0, calls_slow = 0;
+    RiflLink::Script sf{[&](std::uint32_t l, int d, std::uint64_t t, FrameKind k) {
+                          ++calls_fast;
+                          return cs.flips(l, d, t, k);
+                        },
+                        cs.slots, true};
+    RiflLink::Script ss{[&](std::uint32_t l, int d, std::uint64_t t, FrameKind k) {
+                          ++calls_slow;
+                          return cs.flips(l, d, t, k);
+                        },
+                        cs.slots, false};
+    fast.set_script(sf);
+    slow.set_script(ss);
+    expect_same_links(fast, slow, c.lanes);
+    EXPECT_EQ(calls_fast, calls_slow);
+    EXPECT_GT(fast.stats(0).recoveries, 0u);
+    EXPECT_EQ(slow.skipped_lane_slots(), 0u);  // a script without skip_ahead steps every slot
+    EXPECT_GT(fast.skipped_lane_slots(), fast.slots() * c.lanes / 2);
+  }
 }
 
 TEST(RiflLink, SkipAheadMatchesTheSteppedReferenceAcrossBersAndSeeds) {

@@ -309,6 +309,13 @@ RiflLink::~RiflLink() = default;
 void RiflLink::set_script(Script s) {
   script_ = std::move(s);
   script_pos_ = 0;
+  if (script_.skip_ahead) {
+    // The next scripted slot is every lane's next possible hit: clean runs
+    // and windows end there, so every lane is stepped in it.
+    const auto it = std::lower_bound(script_.slots.begin(), script_.slots.end(), now_);
+    const std::uint64_t next = it == script_.slots.end() ? kNever : *it;
+    for (auto& L : lanes_) L->hit_at[0] = L->hit_at[1] = next;
+  }
 }
 
 DirectionStats RiflLink::stats_with_fec(int dir) const {
@@ -398,6 +405,14 @@ void RiflLink::step_slot() {
   const bool scripted = static_cast<bool>(script_.flips);
   while (scripted && script_pos_ < script_.slots.size() && script_.slots[script_pos_] < t) ++script_pos_;
   const bool script_now = scripted && script_pos_ < script_.slots.size() && script_.slots[script_pos_] == t;
+  const bool skip = cfg_.skip_ahead && (!scripted || script_.skip_ahead);
+  // Script::skip_ahead: the scripted slot after this one (each lane's next hit_at once stepped here).
+  std::uint64_t script_next = kNever;
+  if (script_now && script_.skip_ahead) {
+    const auto it =
+        std::upper_bound(script_.slots.begin() + static_cast<std::ptrdiff_t>(script_pos_), script_.slots.end(), t);
+    if (it != script_.slots.end()) script_next = *it;
+  }
   for (auto& Lp : lanes_) {
     Lane& L = *Lp;
     const std::size_t pi = L.pos;  // t mod D: this slot's place in the pipes
@@ -555,6 +570,7 @@ void RiflLink::step_slot() {
         if (script_now) {
           flips_ = script_.flips(L.index, x, t, out[x].kind);
           hit = !flips_.empty();
+          if (script_.skip_ahead) L.hit_at[x] = script_next;
         }
       } else if (L.hit_at[x] == t) {
         L.err[x]->take(t, flips_);
@@ -658,7 +674,7 @@ void RiflLink::step_slot() {
     L.pipe[0][pi] = out[0];
     L.pipe[1][pi] = out[1];
     // --- back to a clean run?
-    if (!scripted && cfg_.skip_ahead) {
+    if (skip) {
       bool q = true;
       for (int x = 0; x < 2 && q; ++x) {
         const auto& e = L.e[x];
@@ -679,7 +695,7 @@ void RiflLink::step_slot() {
         L.next_dist = std::max(nd, t + 1);
       }
     }
-    if (!scripted && cfg_.skip_ahead && !on_frame_ && !L.quiescent && t + 1 >= L.win_retry) {
+    if (skip && !on_frame_ && !L.quiescent && t + 1 >= L.win_retry) {
       open_window(L, t + 1);
       // Back off after failed attempts (at most 8 slots late; a window that
       // opens later is as exact, only shorter).
@@ -932,24 +948,33 @@ void RiflLink::settle_window(Lane& L, std::uint64_t t) {
       ctrl_slots = n - dc;
       S.retransmitted_frames += dc;
       e.rec_replayed += dc;
-      // the last min(n, D) frames sent are in flight
-      for (std::uint64_t back = std::min<std::uint64_t>(n, L.D); back >= 1; --back) {
-        const std::uint64_t s = t0 + n - back, i = s - t0;
-        WireFrame f;
+      // the last min(n, D) frames sent are in flight: window slots i =
+      // n - m .. n - 1 into pipe places (t0 + i) mod D; the data frame of
+      // slot i (rc0 + i even) is buffered frame (i + even0) / 2 from h0 on.
+      const std::uint64_t m = std::min<std::uint64_t>(n, L.D), i0 = n - m;
+      std::uint32_t p = static_cast<std::uint32_t>((t0 + i0) % L.D);
+      std::uint32_t b = static_cast<std::uint32_t>((h0 + (i0 + even0) / 2) % B);
+      for (std::uint64_t i = i0; i < n; ++i) {
+        WireFrame& f = L.pipe[x][p];
         if (((rc0 + i) & 1u) == 0) {
-          f = e.buf[(h0 + (i + even0) / 2) % B];
+          f = e.buf[b];
           f.replay = true;
           f.hit = false;
+          b = b + 1 == B ? 0 : b + 1;
         } else {
           f = ctrl(L.win_kind[x]);
         }
-        L.pipe[x][s % L.D] = f;
+        p = p + 1 == L.D ? 0 : p + 1;
       }
       e.head = static_cast<std::uint32_t>((h0 + dc) % B);
     } else {
       // the last min(n, D) control frames sent are in flight
-      for (std::uint64_t back = std::min<std::uint64_t>(n, L.D); back >= 1; --back)
-        L.pipe[x][(t0 + n - back) % L.D] = ctrl(L.win_kind[x]);
+      const WireFrame c = ctrl(L.win_kind[x]);
+      const std::uint64_t m = std::min<std::uint64_t>(n, L.D);
+      for (std::uint32_t p = static_cast<std::uint32_t>((t0 + n - m) % L.D), k = 0; k < m; ++k) {
+        L.pipe[x][p] = c;
+        p = p + 1 == L.D ? 0 : p + 1;
+      }
     }
     if (L.win_kind[x] == FrameKind::ctrl_retrans)
       S.ctrl_retrans += ctrl_slots;
@@ -984,10 +1009,11 @@ void RiflLink::count_window_frames(const Lane& L, std::uint64_t t0, std::uint64_
     // A data frame in flight holds the window only against a rolled-back receiver.
     const bool rolled = e.rx_error && e.counter + kRollback == e.threshold;
     const std::uint64_t m = rolled ? std::min<std::uint64_t>(n, D) : 0;
-    for (std::uint64_t i = 0; i < m; ++i) {
-      const WireFrame& f = L.pipe[y][(t0 + i) % D];
+    for (std::uint32_t i = 0, p = m ? static_cast<std::uint32_t>(t0 % D) : 0; i < m; ++i) {
+      const WireFrame& f = L.pipe[y][p];
       if (is_data(f.kind))
         if (const std::uint32_t need = (f.counter ^ e.counter) & 0xFFFu) ++h[need];
+      p = p + 1 == D ? 0 : p + 1;
     }
     if (L.win_rep[y] && n > D) {
       const std::uint32_t rc0 = far.rc, h0 = far.head;

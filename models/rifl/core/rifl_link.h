@@ -250,10 +250,15 @@ class RiflLink {
   /// Test hooks: force errors. `script(lane, dir, slot)` returns bit positions
   /// to flip in the frame sent at `slot` (replacing the error source's draw);
   /// return an empty vector for a clean frame. With a script set, the error
-  /// sources are off and every slot is stepped (no skip-ahead).
+  /// sources are off and every slot is stepped unless Script::skip_ahead.
   struct Script {
     std::function<std::vector<std::uint16_t>(std::uint32_t lane, int dir, std::uint64_t slot, FrameKind kind)> flips;
     std::vector<std::uint64_t> slots;  ///< sorted slots at which flips() is consulted
+    /// true: the slots between scripted ones are skipped as in a run with
+    /// error sources (clean runs, recovery windows; RiflConfig::skip_ahead),
+    /// every lane stepped at each scripted slot. Results are identical to
+    /// stepping every slot (unit test RiflLink.ScriptedSkipAheadMatchesStepping).
+    bool skip_ahead = false;
   };
   void set_script(Script s);
   /// Observer of every frame sent by a lane while it is stepped slot by slot
