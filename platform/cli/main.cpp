@@ -254,6 +254,15 @@ std::string dot_path(const std::string& name, const std::string& dot_opt) {
 
 // Write the DOT file; a path that cannot be written is bad input (exit 2).
 void write_dot(const std::string& path, const std::string& dot, bool dot_given) {
+  // The file is written beside the target and renamed over it: a device, a
+  // FIFO or a socket there (--dot /dev/null) would be replaced, not written.
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st))
+    throw config::ConfigError(
+        fmt::format("{} '{}': exists and is not a regular file (a device or FIFO?); name a file "
+                    "or a folder",
+                    dot_given ? "--dot" : "the DOT file", path));
   try {
     write_atomic(path, dot);
   } catch (const std::exception& e) {

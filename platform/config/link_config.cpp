@@ -222,7 +222,16 @@ LinkExperimentConfig parse_link_experiment(Section root) {
   const std::string kind = f.required_string("kind");
   if (kind != "link-pair") f.fail("kind", fmt::format("'{}' is not a fabric kind this build runs (link-pair)", kind));
   f.finish();
-  e.link = parse_link(root.child("link"));
+  {
+    Section l = root.child("link");
+    // Credits exist between a link and the node behind it in a fabric; the
+    // experiment's sink consumes every flit at once (docs/models/link.md).
+    if (l.has("rx_buffer"))
+      l.fail("rx_buffer",
+             "the two-endpoint experiment has no credit flow control (its sink consumes every flit at once); "
+             "link.rx_buffer applies to fabrics: remove it here");
+    e.link = parse_link(l);
+  }
 
   Section t = root.child_or_empty("traffic");
   t.choice("pattern", "periodic", {"periodic"});
@@ -230,14 +239,26 @@ LinkExperimentConfig parse_link_experiment(Section root) {
   if (e.traffic.period_ps == 0) t.fail("period", "period must be > 0");
   e.traffic.flits = t.integer("flits", e.traffic.flits, 1, 1ULL << 32);
   e.traffic.message_flits = t.integer("message_flits", e.traffic.message_flits, 1, 1ULL << 24);
+  // One message is one TLM burst, whose data length is a 32-bit byte count.
+  {
+    const std::uint64_t burst = std::min(e.traffic.message_flits, e.traffic.flits);
+    const std::uint64_t bytes = burst * e.link.flit_bytes;
+    if (bytes > 0xFFFFFFFFull)
+      t.fail(t.has("flits") && !t.has("message_flits") ? "flits" : "message_flits",
+             fmt::format("a message of {} flits of {} B is {} B; one message (a TLM burst) must be under 4 GiB: "
+                         "lower traffic.message_flits or link.flit",
+                         burst, e.link.flit_bytes, bytes));
+  }
   e.traffic.start_ps = t.time_ps("start", e.traffic.start_ps);
   // The last flit is offered at start + (flits - 1) x period, in integer ps.
   const long double last = static_cast<long double>(e.traffic.start_ps) +
                            static_cast<long double>(e.traffic.flits - 1) * e.traffic.period_ps;
   if (last > kMaxTimePs)
-    t.fail(t.has("period") ? "period" : "flits",
-           fmt::format("the last of {} flits every {} ps would be offered at {:g} ps, beyond the time limit of 1e17 ps "
-                       "(100000 s)",
+    t.fail(t.has("start") && static_cast<long double>(e.traffic.start_ps) >= last / 2 ? "start"
+           : t.has("period")                                                          ? "period"
+                                                                                      : "flits",
+           fmt::format("the last of {} flits every {} ps would be offered at {:.7g} ps, beyond the time limit of "
+                       "1e17 ps (100000 s)",
                        e.traffic.flits, e.traffic.period_ps, static_cast<double>(last)));
   t.finish();
 

@@ -187,6 +187,19 @@ Document load_document(const std::string& path) {
     throw ConfigError(fmt::format("{}:{}:{}: byte 0x{:02x} is not UTF-8 text (save the file as UTF-8)", path, bl, bc,
                                   static_cast<unsigned char>(text[bad])));
   }
+  // An XML file (an MSCCL-style schedule given to run or check) is not YAML:
+  // say what it is rather than quote the parser's error at its last line.
+  {
+    std::size_t i = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
+    if (i < text.size() && text[i] == '<') {
+      const auto [xl, xc] = line_col(text, i);
+      throw ConfigError(
+          fmt::format("{}:{}:{}: an XML file (an MSCCL-style schedule?), not a YAML configuration: a "
+                      "schedule is named in a fabric's workload (workload.schedule)",
+                      path, xl, xc));
+    }
+  }
   Document d;
   d.file = path;
   int second = 0;
