@@ -161,6 +161,12 @@ void record_file_read(const std::string& path, const std::string& bytes) {
     it->second = h;
 }
 
+void record_file_absent(const std::string& path) {
+  auto& reg = read_registry();
+  if (std::none_of(reg.begin(), reg.end(), [&](const auto& e) { return e.first == path; }))
+    reg.emplace_back(path, kAbsentFile);
+}
+
 Document load_document(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))

@@ -57,6 +57,14 @@ std::string read_input_file(const std::string& path, std::size_t max_bytes, cons
 /// sweep's resume rule like the fabric file and its ladders.
 void record_file_read(const std::string& path, const std::string& bytes);
 
+/// The hash files_read() gives a file that was looked for and not found
+/// (an earlier place of a search path, such as a schedule beside the fabric
+/// file): if it appears later, the search finds another file.
+inline constexpr const char* kAbsentFile = "absent";
+/// Record `path` as looked for and absent (files_read() hash kAbsentFile),
+/// unless it was read before.
+void record_file_absent(const std::string& path);
+
 /// Apply "key.path=value" overrides (from --set). The value is parsed as a
 /// YAML scalar, list or map. A path step may address an existing list item the
 /// way error messages name it: `links[0].a`, `workload.group[2]`. Throws

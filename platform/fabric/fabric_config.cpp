@@ -142,7 +142,12 @@ std::string resolve_schedule_path(const config::Section& w, const std::string& v
   }
   const fs::path beside = fs::path(w.file()).parent_path() / v;
   if (config::is_file(beside.string())) return beside.lexically_normal().string();
-  if (config::is_file(v.string())) return v.string();
+  if (config::is_file(v.string())) {
+    // Found in the current folder: a file appearing beside the fabric file
+    // later would be found instead (a sweep's resume rule sees it).
+    config::record_file_absent(beside.lexically_normal().string());
+    return v.string();
+  }
   w.fail("schedule", fmt::format("schedule file '{}' not found or not a regular file (looked beside the fabric "
                                  "file, {}, and in the current folder)",
                                  value, beside.lexically_normal().string()));

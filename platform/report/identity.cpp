@@ -75,7 +75,11 @@ nlohmann::ordered_json RunIdentity::json() const {
   j["config_hash"] = config_hash;
   j["program"] = program_identity();
   j["inputs"] = nlohmann::ordered_json::array();
-  for (const auto& f : inputs) j["inputs"].push_back({{"file", f.path}, {"fnv1a64", f.fnv1a64}});
+  for (const auto& f : inputs)
+    if (f.fnv1a64 == "absent")  // config::kAbsentFile: looked for, not found
+      j["inputs"].push_back({{"file", f.path}, {"absent", true}});
+    else
+      j["inputs"].push_back({{"file", f.path}, {"fnv1a64", f.fnv1a64}});
   return j;
 }
 

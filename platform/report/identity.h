@@ -32,10 +32,12 @@ struct InputFile {
 struct RunIdentity {
   std::uint64_t seed = 0;
   std::string config_hash;        ///< 16 hex digits
-  std::vector<InputFile> inputs;  ///< every file the configuration was read from, in load order
+  std::vector<InputFile>
+      inputs;  ///< every file the configuration was read from, in load order (hash "absent": looked for, not found)
   /// "seed<N>-config<hash>": the value of the run_id column in CSV outputs.
   std::string id() const;
-  /// {"id", "seed", "config_hash", "program": program_identity(), "inputs": [{"file", "fnv1a64"}]}.
+  /// {"id", "seed", "config_hash", "program": program_identity(), "inputs": [{"file", "fnv1a64"} or {"file", "absent":
+  /// true}]}.
   nlohmann::ordered_json json() const;
 };
 

@@ -666,6 +666,10 @@ std::string stale_reason(const Point& pt, const std::string& args_text) {
   if (!j["run"].contains("inputs") || !j["run"]["inputs"].is_array()) return "result.json lists no input files";
   for (const auto& in : j["run"]["inputs"]) {
     const std::string f = in.value("file", "");
+    if (in.value("absent", false)) {  // looked for and not found by the run
+      if (config::is_file(f)) return f + " now exists (the run looked for it first and used another file)";
+      continue;
+    }
     std::string now;
     if (!read_file(f, now)) return f + " is gone";
     if (report::fnv1a64_hex(now) != in.value("fnv1a64", "")) return f + " changed";
