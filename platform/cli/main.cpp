@@ -222,6 +222,27 @@ void written(const RunArgs& a) {
       fmt::format("after the run of {} had finished; its outputs in {} are complete", a.fabric, a.out));
 }
 
+// One of a finished run's outputs. A write that fails (a full disk, a
+// folder removed under the run) leaves none of the run's outputs: the ones
+// already written are removed (prepare_out removed any older ones), then the
+// run ends as one that could not finish (exit 3).
+void write_run_output(const fs::path& p, const std::string& content) {
+  try {
+    write_atomic(p, content);
+  } catch (const std::exception& e) {
+    std::error_code ec;
+    const fs::path dir = p.parent_path();
+    for (const char* f : kRunOutputs)
+      for (const fs::path& q : {dir / f, dir / (std::string(f) + ".tmp")}) fs::remove(q, ec);
+    std::cerr << "error: the run finished but its outputs could not be written: " << e.what() << "; nothing is left in "
+              << dir.string() << "\n";
+    remove_created_empty_dirs();
+    std::cout.flush();
+    std::cerr.flush();
+    std::_Exit(3);
+  }
+}
+
 // result.json of a run: the simulation's JSON plus "run" (identity).
 std::string result_json(nlohmann::ordered_json j, const report::RunIdentity& id) {
   j["run"] = id.json();
@@ -233,7 +254,7 @@ std::string g_trace_line;
 
 void write_trace(const fs::path& out, report::TraceWriter& tw, bool quiet, const report::RunIdentity& id) {
   tw.set_run(id.json());
-  write_atomic(out / "trace.json", tw.json());
+  write_run_output(out / "trace.json", tw.json());
   if (!quiet)
     g_trace_line = fmt::format("  wrote {} ({} events{})\n", (out / "trace.json").string(), tw.events(),
                                tw.dropped() ? fmt::format(", {} dropped past the cap", tw.dropped()) : "");
@@ -309,7 +330,7 @@ std::shared_ptr<config::Document> load_fabric_doc(const RunArgs& a, const sim::R
 void write_result(const RunArgs& a, const nlohmann::ordered_json& json, report::TraceWriter& tw,
                   const report::RunIdentity& id) {
   BlockSignals b;
-  write_atomic(fs::path(a.out) / "result.json", result_json(json, id));
+  write_run_output(fs::path(a.out) / "result.json", result_json(json, id));
   if (a.trace) write_trace(a.out, tw, a.quiet, id);
   written(a);
 }
@@ -339,12 +360,12 @@ int cmd_run_fabric(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   const fs::path out(a.out);
   {
     BlockSignals b;
-    write_atomic(out / "collectives.csv", report::with_run_id_column(sim::collective_csv(cfg, r.row), id.id()));
-    write_atomic(out / "links.csv", report::with_run_id_column(r.links_csv, id.id()));
-    write_atomic(out / "result.json", result_json(r.json, id));
+    write_run_output(out / "collectives.csv", report::with_run_id_column(sim::collective_csv(cfg, r.row), id.id()));
+    write_run_output(out / "links.csv", report::with_run_id_column(r.links_csv, id.id()));
+    write_run_output(out / "result.json", result_json(r.json, id));
     if (!r.steps_csv.empty()) {  // a user's schedule: per-step and per-threadblock timing
-      write_atomic(out / "steps.csv", report::with_run_id_column(r.steps_csv, id.id()));
-      write_atomic(out / "threadblocks.csv", report::with_run_id_column(r.threadblocks_csv, id.id()));
+      write_run_output(out / "steps.csv", report::with_run_id_column(r.steps_csv, id.id()));
+      write_run_output(out / "threadblocks.csv", report::with_run_id_column(r.threadblocks_csv, id.id()));
     }
     if (a.trace) write_trace(out, tw, a.quiet, id);
     written(a);
@@ -394,9 +415,9 @@ int cmd_run_host(const RunArgs& a, std::shared_ptr<config::Document> doc) {
   const fs::path out(a.out);
   if (W.schedule) {  // a user's schedule: the nccl-tests row, per-step and per-threadblock timing
     BlockSignals b;
-    write_atomic(out / "collectives.csv", report::with_run_id_column(r.collectives_csv, id.id()));
-    write_atomic(out / "steps.csv", report::with_run_id_column(r.steps_csv, id.id()));
-    write_atomic(out / "threadblocks.csv", report::with_run_id_column(r.threadblocks_csv, id.id()));
+    write_run_output(out / "collectives.csv", report::with_run_id_column(r.collectives_csv, id.id()));
+    write_run_output(out / "steps.csv", report::with_run_id_column(r.steps_csv, id.id()));
+    write_run_output(out / "threadblocks.csv", report::with_run_id_column(r.threadblocks_csv, id.id()));
   }
   write_result(a, r.json, tw, id);
   if (!a.quiet)
