@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -699,6 +700,57 @@ void require_writable_dir(const fs::path& dir, const std::string& what) {
   }
   fs::remove(probe, ec);
 }
+
+// Before any point runs: what the sweep will replace in --out must be files
+// (a folder or device where results.csv, a point's folder or its result.json
+// go would fail after the points ran), and points/ a writable folder. Exit 2.
+void require_sweep_outputs_replaceable(const fs::path& out, const std::vector<Point>& points) {
+  std::error_code ec;
+  auto fail = [&](const fs::path& p, const std::string& why) {
+    throw config::ConfigError(
+        fmt::format("--out '{}': '{}' there {}", out.string(), p.lexically_relative(out).string(), why));
+  };
+  auto replaceable = [&](const fs::path& p) {
+    const fs::file_status st = fs::symlink_status(p, ec);
+    if (fs::exists(st) && !fs::is_regular_file(st) && !fs::is_symlink(st))
+      fail(p, "is not a file the sweep can replace (a folder?)");
+  };
+  for (const char* t : {"results.csv", "summary.json", "results.csv.tmp", "summary.json.tmp"}) replaceable(out / t);
+  const fs::path pts = out / "points";
+  if (fs::exists(pts, ec)) {
+    if (!fs::is_directory(pts, ec)) fail(pts, "is not a folder (the points' results go there)");
+    require_writable_dir(pts, "--out");
+  }
+  for (const Point& pt : points) {
+    const fs::path d(pt.dir);
+    if (!fs::exists(d, ec)) continue;
+    if (!fs::is_directory(d, ec)) fail(d, "is not a folder (a point's results go there)");
+    for (const char* f : {"result.json", "result.stamp", "args.txt", "args.txt.tmp"}) replaceable(d / f);
+  }
+}
+
+// Two sweeps writing one --out would remove and rewrite each other's tables
+// and points. The folder is locked for this process's life (flock on the
+// folder itself, so nothing is added to it): exclusively by a whole sweep,
+// --collect and MPI rank 0, shared by a --shard (the shares of a job array
+// run at once). A file system without flock (ENOLCK, some NFS) is not
+// locked. Throws ConfigError (exit 2) if another sweep holds it.
+void lock_sweep_out(const fs::path& out, bool shared) {
+  static bool held = false;  // a second flock of this process would meet its own
+  if (held) return;
+  const int fd = ::open(out.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;  // require_writable_dir has vouched for the folder
+  if (::flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) == 0) {
+    held = true;  // until exit
+    return;
+  }
+  const int err = errno;
+  ::close(fd);
+  if (err != EWOULDBLOCK) return;
+  throw config::ConfigError(
+      fmt::format("--out '{}': another sweep is writing there ({}); wait for it to end or name another --out",
+                  out.string(), shared ? "a whole sweep or --collect" : "a sweep, a share or --collect"));
+}
 }  // namespace
 
 namespace {
@@ -964,6 +1016,8 @@ bool mpi_secondary_part(int rank, int size, const std::vector<Point>& points, co
     int ok = 0;
     try {
       require_writable_dir(out, "--out");
+      lock_sweep_out(out, false);
+      require_sweep_outputs_replaceable(out, points);
       ok = 1;
     } catch (...) {
       MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -1134,7 +1188,11 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
   // --collect runs nothing: a folder that is not there has no finished point
   // (exit 3 below) and is not created.
   std::error_code oe;
-  if (!opt.collect || fs::exists(out, oe)) require_writable_dir(out, "--out");
+  if (!opt.collect || fs::exists(out, oe)) {
+    require_writable_dir(out, "--out");
+    lock_sweep_out(out, opt.shard_count != 0);
+    require_sweep_outputs_replaceable(out, points);
+  }
   // A failed or interrupted sweep must leave no table that could be taken for
   // its result: the previous ones go before anything runs.
   for (const char* t : {"results.csv", "summary.json", "results.csv.tmp", "summary.json.tmp"}) fs::remove(out / t);
