@@ -2327,5 +2327,108 @@ EOF2
 }
 check "numbers written other ways: --jobs abc / 0, -0 and +8 for a whole number, one grid value in two units: exit 2 with the reason" t_numbers_written_other_ways
 
+# A schedule found in the current folder: once a file of that name appears
+# beside the fabric file (where it is looked for first), the point reruns.
+t_schedule_resolution_changes() {
+  local d="$TMP/sched-resolve" out="$RES/sched-resolve" m1 m2
+  rm -rf "$d"
+  mkdir -p "$d/fab"
+  cp "$ROOT/topologies/ring8.yaml" "$d/fab/ring8.yaml"
+  cp "$ROOT/topologies/schedules/ring-allreduce-8.xml" "$d/sch.xml"
+  cat >"$d/st.yaml" <<'YAML'
+study:
+  name: sched-resolve
+  fabric: fab/ring8.yaml
+  seeds: {first: 1, count: 1}
+  set: {workload.algorithm: schedule, workload.size: 64KiB, workload.schedule: sch.xml}
+YAML
+  run_in "$d" sweep st.yaml --jobs 1 --out "$out"
+  [[ $rc -eq 0 ]] || { note "sweep: exit $rc"; show_output; return; }
+  grep -q '"absent": true' "$out"/points/*/s1/result.json || note "result.json does not list fab/sch.xml as looked for and absent"
+  m1=$(mtimes "$out")
+  run_in "$d" sweep st.yaml --jobs 1 --out "$out"
+  grep -q "1 reused, 0 to run" "$OUT" || note "an unchanged study did not reuse its point: $(head -1 "$OUT")"
+  cp "$ROOT/topologies/schedules/allpairs-allreduce-8.xml" "$d/fab/sch.xml"
+  run_in "$d" sweep st.yaml --jobs 1 --out "$out"
+  [[ $rc -eq 0 ]] || { note "sweep after the new file: exit $rc"; show_output; return; }
+  grep -qF "0 reused, 1 to run" "$OUT" || note "the point was reused although its schedule now resolves to fab/sch.xml"
+  grep -qF "now exists" "$OUT" || note "the reason does not say the file now exists: $(head -1 "$OUT")"
+  m2=$(mtimes "$out")
+  [[ $m1 != "$m2" ]] || note "the point's result.json was not rewritten"
+}
+check "sweep resume: a schedule that now resolves to another file reruns its point" t_schedule_resolution_changes
+
+# What a run or a sweep would replace must be a file, checked before anything
+# runs; outputs that cannot be written after the run leave none behind.
+t_outputs_that_cannot_be_written() {
+  mkfifo "$TMP/dotfifo"
+  fs check "$ROOT/topologies/ring8.yaml" --dot "$TMP/dotfifo"
+  [[ $rc -eq 2 && -p $TMP/dotfifo ]] || note "--dot FIFO: exit $rc, or the FIFO was replaced"
+  grep -qF "exists and is not a regular file" "$ERR" || { note "--dot FIFO: no reason"; show_output; }
+  rm -f "$TMP/dotfifo"
+  # an XML schedule given as the fabric
+  fs check "$ROOT/topologies/schedules/ring-allreduce-8.xml"
+  expect_bad_input "$RES/none" "ring-allreduce-8.xml:1:1: an XML file (an MSCCL-style schedule?)" "workload.schedule"
+  # one message beyond a TLM burst's 32-bit length
+  fs run "$ROOT/topologies/link-primary.yaml" --set link.flit=1MiB --out "$RES/burst"
+  expect_bad_input "$RES/burst" "traffic.message_flits" "must be under 4 GiB"
+  # credits belong to fabrics: the link experiment refuses rx_buffer
+  fs run "$ROOT/topologies/link-primary.yaml" --set link.rx_buffer=8 --out "$RES/rxbuf"
+  expect_bad_input "$RES/rxbuf" "link.rx_buffer" "applies to fabrics"
+  # sweep --out whose points/ is a file, whose results.csv is a folder
+  local st="$ROOT/topologies/studies/link-protocols-quick.yaml"
+  mkdir -p "$RES/sw-pf" && touch "$RES/sw-pf/points"
+  fs sweep "$st" --out "$RES/sw-pf"
+  [[ $rc -eq 2 && ! -s $RES/sw-pf/points ]] || note "points/ a file: exit $rc"
+  grep -qF "'points' there is not a folder" "$ERR" || { note "points/ a file: no reason"; show_output; }
+  grep -q "to run" "$OUT" && note "points/ a file: the sweep started"
+  mkdir -p "$RES/sw-rd/results.csv/x"
+  fs sweep "$st" --out "$RES/sw-rd"
+  [[ $rc -eq 2 && -d $RES/sw-rd/results.csv/x ]] || note "results.csv a folder: exit $rc"
+  grep -qF "'results.csv' there is not a file the sweep can replace" "$ERR" || { note "results.csv a folder: no reason"; show_output; }
+  # a full disk while the outputs are written (root only: an 8-KiB tmpfs holds two of the three files)
+  if [[ $(id -u) -eq 0 ]] && mkdir -p "$TMP/small" && mount -t tmpfs -o size=8k tmpfs "$TMP/small" 2>/dev/null; then
+    fs run "$ROOT/topologies/ring8.yaml" --set workload.size=64KiB --quiet --out "$TMP/small/r"
+    [[ $rc -eq 3 ]] || note "full disk: exit $rc, expected 3"
+    grep -qF "outputs could not be written" "$ERR" || { note "full disk: no diagnosis"; show_output; }
+    [[ -z $(ls -A "$TMP/small" 2>/dev/null) ]] || note "full disk: left $(ls -R "$TMP/small" | tr '\n' ' ')"
+    umount "$TMP/small"
+  fi
+}
+check "outputs: --dot onto a FIFO, an XML file as the fabric, a burst over 4 GiB, sweep --out holding a file or folder in the way, a full disk" t_outputs_that_cannot_be_written
+
+# Two sweeps into one --out: the second is refused before it touches anything;
+# the shares of a job array may run at once (a shared lock), not beside a
+# whole sweep. The lock is held here by flock(1), as a running sweep holds it.
+t_sweep_out_locked() {
+  command -v flock >/dev/null || return 0
+  local st="$ROOT/topologies/studies/link-protocols-quick.yaml" d="$RES/locked" p i
+  mkdir -p "$d" && echo "keep" >"$d/results.csv"
+  flock -o -x "$d" sleep 60 &
+  p=$!
+  for i in $(seq 100); do flock -n -s "$d" true || break; sleep 0.05; done
+  fs sweep "$st" --out "$d"
+  [[ $rc -eq 2 ]] || note "a locked --out: exit $rc, expected 2"
+  grep -qF "another sweep is writing there" "$ERR" || { note "a locked --out: no reason"; show_output; }
+  [[ $(cat "$d/results.csv") == keep ]] || note "a locked --out: results.csv was touched"
+  fs sweep "$st" --shard 1/3 --out "$d"
+  [[ $rc -eq 2 ]] || note "a share beside a whole sweep: exit $rc, expected 2"
+  pkill -P "$p" 2>/dev/null
+  kill "$p" 2>/dev/null
+  wait "$p" 2>/dev/null
+  flock -o -s "$d" sleep 60 &
+  p=$!
+  for i in $(seq 100); do flock -n -x "$d" true || break; sleep 0.05; done
+  fs sweep "$st" --out "$d"
+  [[ $rc -eq 2 ]] || note "a whole sweep beside a share: exit $rc, expected 2"
+  fs sweep "$st" --shard 2/3 --out "$d"
+  [[ $rc -eq 0 ]] || { note "a share beside another share: exit $rc, expected 0"; show_output; }
+  pkill -P "$p" 2>/dev/null
+  kill "$p" 2>/dev/null
+  wait "$p" 2>/dev/null
+  return 0
+}
+check "sweep: a second sweep into a --out in use is refused (exit 2); shares run side by side" t_sweep_out_locked
+
 echo "$passed passed, $failed failed"
 ((failed == 0))
