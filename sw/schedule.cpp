@@ -110,6 +110,22 @@ class XmlReader {
                      std::to_string(lo) + ", " + std::to_string(hi) + "]");
     return v;
   }
+  /// Text or CDATA inside an element of the schedule (`<tb>xyz<step .../></tb>`):
+  /// MSCCL's format is elements and attributes only, so text is a typo
+  /// (a stray character, a value meant as an attribute). Throws ScheduleError.
+  void no_text_in(const pugi::xml_node& n) const {
+    for (const pugi::xml_node& c : n.children())
+      if (c.type() == pugi::node_pcdata || c.type() == pugi::node_cdata) {
+        std::string t = c.value();
+        const auto b = t.find_first_not_of(" \t\r\n"), e = t.find_last_not_of(" \t\r\n");
+        t = b == std::string::npos ? std::string() : t.substr(b, e - b + 1);
+        if (t.size() > 20) t = t.substr(0, 20) + "...";
+        for (char& ch : t)
+          if (ch == '\n' || ch == '\r' || ch == '\t') ch = ' ';
+        fail_at(c, std::string(c.type() == pugi::node_cdata ? "CDATA" : "text") + " '" + t + "' inside <" + n.name() +
+                       ">: a schedule holds elements and attributes only");
+      }
+  }
   const std::string& file() const { return file_; }
 
  private:
@@ -237,6 +253,7 @@ Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
       static_cast<std::uint64_t>(X.integer(algo, "minBytes", false, 0, 0, std::numeric_limits<long long>::max()));
   S.max_bytes =
       static_cast<std::uint64_t>(X.integer(algo, "maxBytes", false, 0, 0, std::numeric_limits<long long>::max()));
+  X.no_text_in(algo);
   for (const pugi::xml_node& g : algo.children()) {
     if (g.type() != pugi::node_element) continue;
     if (std::string(g.name()) != "gpu")
@@ -247,6 +264,7 @@ Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
     G.o_chunks = static_cast<std::uint64_t>(X.integer(g, "o_chunks", true, 0, 0, kMaxChunks));
     G.s_chunks = static_cast<std::uint64_t>(X.integer(g, "s_chunks", false, 0, 0, kMaxChunks));
     G.line = X.line(g);
+    X.no_text_in(g);
     for (const pugi::xml_node& t : g.children()) {
       if (t.type() != pugi::node_element) continue;
       if (std::string(t.name()) != "tb")
@@ -262,12 +280,14 @@ Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
         X.fail_at(t, "<tb> chan=-1 is only for a threadblock without peers (send=-1 recv=-1)");
       if (T.chan < 0) T.chan = 0;
       T.line = X.line(t);
+      X.no_text_in(t);
       for (const pugi::xml_node& st : t.children()) {
         if (st.type() != pugi::node_element) continue;
         if (std::string(st.name()) != "step")
           X.fail_at(st, std::string("unknown element <") + st.name() + "> in <tb> (expected <step>)");
         ScheduleStep P;
         P.line = X.line(st);
+        X.no_text_in(st);
         P.s = static_cast<int>(X.integer(st, "s", true, 0, 0, kMaxIds));
         if (!st.attribute("type")) X.fail_at(st, "<step> lacks attribute 'type'");
         const std::string ty = st.attribute("type").value();

@@ -185,6 +185,17 @@ Document load_document(const std::string& path) {
     throw ConfigError(fmt::format("{}:{}:{}: control byte 0x{:02x}: not a YAML text file", path, cl, cc,
                                   static_cast<unsigned char>(*control)));
   }
+  // A carriage return without a line feed (classic Mac line endings, or a
+  // stray CR) is no line break to the YAML parser, which would report a
+  // syntax error somewhere on "line 1".
+  for (std::size_t i = text.find('\r'); i != std::string::npos; i = text.find('\r', i + 1))
+    if (i + 1 == text.size() || text[i + 1] != '\n') {
+      const auto [rl, rc] = line_col(text, i);
+      throw ConfigError(
+          fmt::format("{}:{}:{}: a carriage return (CR) without a line feed: save the file with LF "
+                      "(or CRLF) line endings",
+                      path, rl, rc));
+    }
   // YAML text is Unicode (YAML 1.2 §5.2), and every string we read ends up
   // in result.json, which must be UTF-8: a stray byte (a Latin-1 name) is an
   // input error here, not a failure after the run.
@@ -588,6 +599,19 @@ void Section::finish() const {
     const std::string k = it->first.Scalar();
     if (!used_.count(k)) {
       const std::string kp = key_path(k);
+      // `~:` or `null:` (a null key) and `[a]:` / `{a: b}:` (a list or map as
+      // a key) name nothing this program reads; say which it is.
+      if (!it->first.IsScalar())
+        throw ConfigError(fmt::format("{}: a {} used as a key{}: keys are names (unknown key)",
+                                      where(doc_->file, it->first.Mark()),
+                                      it->first.IsNull()       ? "null (~ or null)"
+                                      : it->first.IsSequence() ? "list"
+                                                               : "map",
+                                      path_.empty() ? "" : fmt::format(" (under '{}')", path_)));
+      if (k.empty())
+        throw ConfigError(fmt::format("{}: an empty key ('' or \"\"){}: keys are names (unknown key)",
+                                      where(doc_->file, it->first.Mark()),
+                                      path_.empty() ? "" : fmt::format(" (under '{}')", path_)));
       if (const std::string* who = override_of(*doc_, kp))
         throw ConfigError(fmt::format("{}: unknown key '{}'", *who, kp));
       throw ConfigError(fmt::format("{}: key '{}': unknown key", where(doc_->file, it->first.Mark()), kp));

@@ -2430,5 +2430,23 @@ t_sweep_out_locked() {
 }
 check "sweep: a second sweep into a --out in use is refused (exit 2); shares run side by side" t_sweep_out_locked
 
+# Input the parsers would misreport: a file with CR-only line endings (every
+# error on "line 1"), a null, list or empty key, text inside an MSCCL element.
+t_odd_input_named() {
+  printf 'fabric:\r  kind: ring\r  accelerators: 8\r' >"$FX/cr.yaml"
+  fs check "$FX/cr.yaml"
+  expect_bad_input "$RES/none" "cr.yaml:1:8: a carriage return (CR) without a line feed"
+  sed 's/^workload:/~: 3\nworkload:/' "$ROOT/topologies/ring8.yaml" >"$FX/nullkey.yaml"
+  fs check "$FX/nullkey.yaml"
+  expect_bad_input "$RES/none" "nullkey.yaml:" "a null (~ or null) used as a key"
+  sed 's/^  kind: ring/  kind: ring\n  "": 3/' "$ROOT/topologies/ring8.yaml" >"$FX/emptykey.yaml"
+  fs check "$FX/emptykey.yaml"
+  expect_bad_input "$RES/none" "emptykey.yaml:" "an empty key" "(under 'fabric')"
+  sed '0,/<tb id="0"\([^>]*\)>/s//<tb id="0"\1>x/' "$ROOT/topologies/schedules/ring-allreduce-8.xml" >"$FX/text.xml"
+  fs check "$ROOT/topologies/ring8.yaml" --set workload.algorithm=schedule --set "workload.schedule=$FX/text.xml"
+  expect_bad_input "$RES/none" "text.xml:" "text 'x' inside <tb>"
+}
+check "odd input named: CR-only line endings, a null / empty key, text inside <tb>: exit 2, file:line" t_odd_input_named
+
 echo "$passed passed, $failed failed"
 ((failed == 0))
