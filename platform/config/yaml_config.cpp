@@ -490,7 +490,8 @@ std::vector<std::string> Section::strings(const std::string& key, const std::vec
   return out;
 }
 
-std::vector<std::string> Section::assignments(const std::string& key, std::vector<int>* lines) {
+std::vector<std::string> Section::assignments(const std::string& key, std::vector<int>* lines,
+                                              std::vector<int>* columns) {
   YAML::Node n = get(key);
   std::vector<std::string> out;
   if (n.IsDefined() && n.IsNull()) fail(key, no_value("give a map of keys, or leave the key out for its defaults"));
@@ -507,6 +508,7 @@ std::vector<std::string> Section::assignments(const std::string& key, std::vecto
     }
     out.push_back(it->first.Scalar() + "=" + v);
     if (lines) lines->push_back(it->first.Mark().line + 1);
+    if (columns) columns->push_back(it->first.Mark().column + 1);
   }
   return out;
 }

@@ -102,7 +102,8 @@ class Section {
   /// A map of `key.path: value` entries as "key.path=value" strings (study
   /// overrides); values that are lists or maps are written in YAML flow style.
   /// `lines` (optional) receives each entry's 1-based line in the file.
-  std::vector<std::string> assignments(const std::string& key, std::vector<int>* lines = nullptr);
+  std::vector<std::string> assignments(const std::string& key, std::vector<int>* lines = nullptr,
+                                       std::vector<int>* columns = nullptr);
 
   // Typed getters; `required_` variants throw if the key is absent.
   std::uint64_t time_ps(const std::string& key, std::uint64_t dflt);

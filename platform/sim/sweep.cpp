@@ -279,7 +279,7 @@ std::vector<StudyVariant> declared_variants(config::Section& s, const std::strin
     if (!names.insert(sv.name).second) v.fail("name", fmt::format("variant '{}' is listed twice", sv.name));
     v.string("description", "");
     const RunKind& vkind = variant_fabric_and_policies(v, path, kind, st, sv);
-    sv.assignments = v.assignments("set", &sv.assignment_lines);
+    sv.assignments = v.assignments("set", &sv.assignment_lines, &sv.assignment_columns);
     reject_axis_keys(v, "set", sv.assignments, vkind.policy_key);
     sv.seeds = read_seeds(v, "seeds", false);
     if (v.has("metrics")) {
@@ -347,7 +347,7 @@ std::string grid_value_identity(const std::string& text) {
 // study.grid: key.path: [v1, v2, ...], in file order. `lines`: the study
 // file's line of each "key.path=value" (for errors found at validation).
 Grid study_grid(const config::Document& doc, config::Section& s, const std::string& policy_key,
-                std::map<std::string, int>& lines) {
+                std::map<std::string, std::pair<int, int>>& lines) {
   Grid grid;
   const YAML::Node g = doc.root["study"]["grid"];
   if (g && g.IsNull())
@@ -383,7 +383,8 @@ Grid study_grid(const config::Document& doc, config::Section& s, const std::stri
                                      it->second[i].Mark().line + 1));
         }
         vals.push_back(it->second[i].Scalar());
-        lines.emplace(it->first.Scalar() + "=" + vals.back(), it->second[i].Mark().line + 1);
+        lines.emplace(it->first.Scalar() + "=" + vals.back(),
+                      std::make_pair(it->second[i].Mark().line + 1, it->second[i].Mark().column + 1));
       }
       grid.emplace_back(it->first.Scalar(), vals);
       for (const auto& x : vals) reject_axis_keys(s, "grid", {it->first.Scalar() + "=" + x}, policy_key);
@@ -411,26 +412,29 @@ std::vector<StudyVariant> expand_grid(std::vector<StudyVariant> expanded, const 
 
 // Validate the fabric under every variant and policy before anything runs.
 // A grid value is applied under the study file's line of that value
-// (`grid_lines`), so that an error in it names "STUDY:LINE: study.grid";
+// (`grid_lines`), so that an error in it names "STUDY:LINE:COLUMN: study.grid";
 // study.set and a variant's set entries likewise under their lines.
-void validate_points(const Study& st, const std::string& path, const std::map<std::string, int>& grid_lines) {
+void validate_points(const Study& st, const std::string& path,
+                     const std::map<std::string, std::pair<int, int>>& grid_lines) {
   for (const auto& v : st.variants) {
     const RunKind& vk = variant_kind(st, v);
     for (const auto& p : variant_policies(st, v)) {
       try {
         const auto fdoc = std::make_shared<config::Document>(config::load_document(variant_fabric(st, v)));
         for (std::size_t i = 0; i < st.common.size(); ++i)
-          config::apply_overrides(*fdoc, {st.common[i]},
-                                  i < st.common_lines.size()
-                                      ? fmt::format("{}:{}: study.set", path, st.common_lines[i])
-                                      : std::string());
+          config::apply_overrides(
+              *fdoc, {st.common[i]},
+              i < st.common_lines.size() && i < st.common_columns.size()
+                  ? fmt::format("{}:{}:{}: study.set", path, st.common_lines[i], st.common_columns[i])
+                  : std::string());
         for (std::size_t i = 0; i < v.assignments.size(); ++i) {
           const std::string& asg = v.assignments[i];
           std::string who;
-          if (i < v.assignment_lines.size()) {
-            who = fmt::format("{}:{}: study.variants[{}].set", path, v.assignment_lines[i], v.name);
+          if (i < v.assignment_lines.size() && i < v.assignment_columns.size()) {
+            who = fmt::format("{}:{}:{}: study.variants[{}].set", path, v.assignment_lines[i], v.assignment_columns[i],
+                              v.name);
           } else if (const auto line = grid_lines.find(asg); line != grid_lines.end()) {
-            who = fmt::format("{}:{}: study.grid", path, line->second);
+            who = fmt::format("{}:{}:{}: study.grid", path, line->second.first, line->second.second);
           }
           config::apply_overrides(*fdoc, {asg}, who);
         }
@@ -455,7 +459,7 @@ Study load_study(const std::string& path) {
   study_name_and_fabric(s, path, st);
   const RunKind& kind = run_kind(st.fabric_kind);
   study_policies_and_seeds(s, kind, st);
-  st.common = s.assignments("set", &st.common_lines);
+  st.common = s.assignments("set", &st.common_lines, &st.common_columns);
   study_columns(s, kind, st);
   reject_axis_keys(s, "set", st.common, kind.policy_key);
   std::vector<config::Section> sections;
@@ -465,7 +469,7 @@ Study load_study(const std::string& path) {
   st.variants = declared;
   check_variant_columns(s, sections, st);
   // grid: key.path: [v1, v2, ...] -> cartesian product with the variants.
-  std::map<std::string, int> grid_lines;
+  std::map<std::string, std::pair<int, int>> grid_lines;
   const Grid grid = study_grid(*doc, s, kind.policy_key, grid_lines);
   // An assignment sets grid key `key` if it names it, a key under it, or a
   // map above it that holds it (`traffic={flits: 5}` sets traffic.flits).

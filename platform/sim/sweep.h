@@ -17,6 +17,7 @@ struct StudyVariant {
   /// Study-file line of each declared assignment (the variant's `set`), for
   /// errors found at validation; grid assignments appended after them have none.
   std::vector<int> assignment_lines;
+  std::vector<int> assignment_columns;   ///< and its column
   std::vector<std::uint64_t> seeds;      ///< empty = the study's seeds
   /// The variant's own fabric file (resolved path; empty = the study's), so
   /// one study can put different run kinds side by side (e.g. a link-pair
@@ -41,6 +42,7 @@ struct Study {
   std::vector<std::uint64_t> seeds;
   std::vector<std::string> common;     ///< overrides for every point
   std::vector<int> common_lines;       ///< study-file line of each `common` entry (study.set)
+  std::vector<int> common_columns;     ///< and its column
   std::vector<StudyVariant> variants;  ///< declared variants x grid points (empty = one unnamed)
   bool declared_variants = false;      ///< the file had `variants:` (adds a variant column by default)
   bool explicit_columns = false;       ///< the file lists `columns:` (then exactly those are written)

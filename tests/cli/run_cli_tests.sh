@@ -714,7 +714,7 @@ study:
     link.propagation: 5parsecs
 YAML
   fs sweep "$s" --out "$RES/ssetline"
-  expect_bad_input "$RES/ssetline" "$s:8: study.set: key 'link.propagation'" "parsecs"
+  expect_bad_input "$RES/ssetline" "$s:8:5: study.set: key 'link.propagation'" "parsecs"
   cat >"$s" <<YAML
 study:
   name: cli-study-setline
@@ -740,7 +740,7 @@ study:
         link.propagation: -3ns
 YAML
   fs sweep "$s" --out "$RES/ssetline"
-  expect_bad_input "$RES/ssetline" "$s:12: study.variants[far].set: key 'link.propagation'"
+  expect_bad_input "$RES/ssetline" "$s:12:9: study.variants[far].set: key 'link.propagation'"
 }
 
 # Found by a new-user pass: empty option values, duplicate columns, empty
@@ -1342,7 +1342,7 @@ study:
                        0.7]
 EOF2
   fs sweep "$FX/grid-bad.yaml" --out "$RES/grid-bad"
-  expect_bad_input "$RES/grid-bad" "grid-bad.yaml:8: study.grid: key 'rifl.channel.ber': value 0.7 outside [0, 0.5]"
+  expect_bad_input "$RES/grid-bad" "grid-bad.yaml:8:24: study.grid: key 'rifl.channel.ber': value 0.7 outside [0, 0.5]"
 }
 check "a grid value out of range: exit 2 naming the study file's line of the value" t_grid_value_line
 check "a text column (algorithm; a RIFL run's ber, mtbf_years) as a study metric: exit 2 before any point runs" t_text_metric
