@@ -177,7 +177,10 @@ int run_bench(const BenchArgs& a) {
                               " fabric has none (time it with /usr/bin/time fabricsim run, docs/performance.md)");
   const bool link_pair = rk.family == sim::RunKind::Family::link_pair;
   config::LinkExperimentConfig lcfg;
-  if (link_pair) lcfg = config::parse_link_experiment(config::root_section(doc));
+  if (link_pair)
+    lcfg = config::parse_link_experiment(config::root_section(doc));
+  else if (rk.parse)
+    rk.parse(doc);  // a fabric: everything `run` rejects before simulating (the runs would fail one by one)
   std::error_code fe;
   if (!a.against.empty() && (access(a.against.c_str(), X_OK) != 0 || !fs::is_regular_file(a.against, fe)))
     throw config::ConfigError("--against: '" + a.against + "' is not an executable file");

@@ -8,6 +8,7 @@
 // not finish (diagnosis on stderr), 128+N interrupted by signal N (130 for
 // Ctrl-C), 1 anything else.
 #include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <systemc>
@@ -109,8 +110,8 @@ report::RunIdentity run_identity(const config::Document& doc, std::uint64_t seed
 // Ctrl-C / SIGTERM during a run: one line saying what was interrupted and what
 // was kept, exit 128+N. Files are written with the signals blocked, so none is
 // ever half-written.
-char g_interrupt_msg[2][1024];
-std::size_t g_interrupt_len[2] = {0, 0};
+char g_interrupt_msg[3][1024];  // SIGINT, SIGTERM, SIGHUP (the terminal closed)
+std::size_t g_interrupt_len[3] = {0, 0, 0};
 
 // The folders prepare_out created for --out (deepest first), as plain
 // strings so that the signal handler can remove them: a run that stops before
@@ -126,7 +127,7 @@ void remove_created_empty_dirs() {  // async-signal-safe
 }
 
 extern "C" void on_run_signal(int sig) {
-  const int k = sig == SIGINT ? 0 : 1;
+  const int k = sig == SIGINT ? 0 : sig == SIGTERM ? 1 : 2;
   if (g_interrupt_len[k] && write(2, g_interrupt_msg[k], g_interrupt_len[k]) < 0) {
   }
   remove_created_empty_dirs();
@@ -134,8 +135,8 @@ extern "C" void on_run_signal(int sig) {
 }
 
 void set_interrupt_message(const std::string& what) {
-  const char* names[2] = {"SIGINT", "SIGTERM"};
-  for (int k = 0; k < 2; ++k) {
+  const char* names[3] = {"SIGINT", "SIGTERM", "SIGHUP"};
+  for (int k = 0; k < 3; ++k) {
     const std::string m = fmt::format("{}interrupted ({}): {}\n", isatty(2) ? "\n" : "", names[k], what);
     g_interrupt_len[k] = std::min(m.size(), sizeof g_interrupt_msg[k]);
     std::memcpy(g_interrupt_msg[k], m.data(), g_interrupt_len[k]);
@@ -147,7 +148,7 @@ void install_run_signals(const std::string& what) {
   struct sigaction sa {};
   sa.sa_handler = on_run_signal;
   sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGINT, SIGTERM}) {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
     struct sigaction old {};
     sigaction(sig, nullptr, &old);
     if (old.sa_handler != SIG_IGN) sigaction(sig, &sa, nullptr);  // an ignored signal (nohup) stays ignored
@@ -162,10 +163,25 @@ struct BlockSignals {
     sigemptyset(&b);
     sigaddset(&b, SIGINT);
     sigaddset(&b, SIGTERM);
+    sigaddset(&b, SIGHUP);
     sigprocmask(SIG_BLOCK, &b, &old);
   }
   ~BlockSignals() { sigprocmask(SIG_SETMASK, &old, nullptr); }
 };
+
+// A point started by a sweep (sim::kSweepPointEnv holds the sweep's pid)
+// ends with it: the kernel sends SIGTERM when the sweep dies, even by
+// SIGKILL, and the run stops as any interrupted run does (nothing written).
+// A sweep already gone (reparented before the request) ends the run now.
+void end_with_sweep() {
+  const char* v = std::getenv(sim::kSweepPointEnv);
+  if (!v) return;
+  char* end = nullptr;
+  const long parent = std::strtol(v, &end, 10);
+  if (end == v || *end != '\0' || parent <= 1) return;  // not a pid (an older sweep's "1")
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != static_cast<pid_t>(parent)) ::raise(SIGTERM);
+}
 
 // Before simulating: --out must be a folder we can write (else exit 2), and a
 // previous run's outputs there are removed. Installs the interrupt message.
@@ -215,6 +231,7 @@ void prepare_out(const RunArgs& a) {
                                                     p.filename().string(), ec.message()));
     }
   install_run_signals(fmt::format("run of {} stopped before it finished; nothing written to {}", a.fabric, a.out));
+  end_with_sweep();
 }
 
 void written(const RunArgs& a) {
@@ -653,7 +670,7 @@ int cmd_sweep(const SweepArgs& sa, const char* argv0) {
     char tail = 0;
     if (std::sscanf(sa.shard.c_str(), "%u/%u%c", &i, &n, &tail) != 2 || n < 1 || i < 1 || i > n || n > 100000)
       throw config::ConfigError(
-          fmt::format("--shard '{}': expected I/N with 1 <= I <= N, e.g. --shard 2/8", sa.shard));
+          fmt::format("--shard '{}': expected I/N with 1 <= I <= N <= 100000, e.g. --shard 2/8", sa.shard));
     o.shard_index = i;
     o.shard_count = n;
   }

@@ -612,14 +612,14 @@ extern "C" void on_sweep_signal(int sig) {
 
 struct SignalGuard {  // installs the handler (unless the signal is ignored, as under nohup) for one sweep
   struct sigaction old_int {
-  }, old_term{};
+  }, old_term{}, old_hup{};
   SignalGuard() {
     g_signal = 0;
     struct sigaction sa {};
     sa.sa_handler = on_sweep_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = 0;  // no SA_RESTART: waitpid returns EINTR
-    for (auto [sig, old] : {std::pair{SIGINT, &old_int}, std::pair{SIGTERM, &old_term}}) {
+    for (auto [sig, old] : {std::pair{SIGINT, &old_int}, std::pair{SIGTERM, &old_term}, std::pair{SIGHUP, &old_hup}}) {
       sigaction(sig, nullptr, old);
       if (old->sa_handler != SIG_IGN) sigaction(sig, &sa, nullptr);
     }
@@ -627,10 +627,13 @@ struct SignalGuard {  // installs the handler (unless the signal is ignored, as 
   ~SignalGuard() {
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);
+    sigaction(SIGHUP, &old_hup, nullptr);
   }
 };
 
-const char* signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal"; }
+const char* signal_name(int sig) {
+  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+}
 
 // The second line of result.stamp: the hash of the point's args.txt.
 std::string stamp_args_line(const std::string& args_text) { return "args " + report::fnv1a64_hex(args_text) + "\n"; }
@@ -807,6 +810,7 @@ pid_t start_point(const std::string& exe, const Point& pt) {
   sigemptyset(&block);
   sigaddset(&block, SIGINT);
   sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGHUP);
   sigprocmask(SIG_BLOCK, &block, &old);
   const pid_t pid = spawn_point(exe, pt);
   track_child(pid, true);
@@ -1166,7 +1170,10 @@ int finish_sweep(const Study& st, const std::vector<Point>& points, const SweepO
 
 int run_sweep(const Study& st, const SweepOptions& opt) {
   const fs::path out(opt.out_dir);
-  ::setenv(kSweepPointEnv, "1", 1);  // the points' runs inherit it (see kSweepPointEnv)
+  // The points' runs inherit it (see kSweepPointEnv): this process's id, so
+  // that a point ends with the sweep that started it (a sweep killed with
+  // SIGKILL leaves no point running on).
+  ::setenv(kSweepPointEnv, std::to_string(::getpid()).c_str(), 1);
   [[maybe_unused]] int rank = 0, size = 1;
 #ifdef FABRICSIM_MPI
   std::unique_ptr<MpiSession> mpi;

@@ -80,7 +80,9 @@ int mpi_launch_size();
 bool mpi_secondary_rank();
 /// Environment variable a sweep sets for the `fabricsim run` of each point it
 /// starts, so that a point run by an MPI worker rank (which inherits the
-/// rank's MPI environment) is not taken for a `run` launched by mpirun.
+/// rank's MPI environment) is not taken for a `run` launched by mpirun. Its
+/// value is the sweep's process id: the point's run asks the kernel for
+/// SIGTERM when that parent dies (end_with_sweep()).
 inline constexpr const char* kSweepPointEnv = "FABRICSIM_SWEEP_POINT";
 
 /// Run every point not already done, then write results.csv and summary.json

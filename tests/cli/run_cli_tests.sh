@@ -2448,5 +2448,43 @@ t_odd_input_named() {
 }
 check "odd input named: CR-only line endings, a null / empty key, text inside <tb>: exit 2, file:line" t_odd_input_named
 
+# SIGHUP (the terminal closed) is an interruption like SIGTERM; a sweep
+# killed with SIGKILL leaves none of its points running.
+t_hangup_and_killed_sweep() {
+  (cd "$WORK" && timeout -s HUP 2 "$BIN" run "$ROOT/topologies/link-primary.yaml" --set traffic.flits=100000000 \
+    --out "$RES/hup" >"$OUT" 2>"$ERR")
+  grep -qF "interrupted (SIGHUP)" "$ERR" || { note "SIGHUP: no interruption line"; show_output; }
+  [[ ! -e $RES/hup ]] || note "SIGHUP: the --out folder was left"
+  local st="$ROOT/topologies/studies/rifl-ber-sweep-quick.yaml" i n=0
+  (cd "$WORK" && exec "$BIN" sweep "$st" --jobs 2 --out "$RES/killed" >/dev/null 2>&1) &
+  local sp=$!
+  for i in $(seq 100); do
+    n=$(pgrep -f -- "--out $RES/killed/points/" | wc -l)
+    ((n > 0)) && break
+    sleep 0.05
+  done
+  ((n > 0)) || note "the sweep started no point"
+  kill -9 "$sp" 2>/dev/null
+  wait "$sp" 2>/dev/null
+  for i in $(seq 40); do
+    n=$(pgrep -f -- "--out $RES/killed/points/" | wc -l)
+    ((n == 0)) && break
+    sleep 0.05
+  done
+  ((n == 0)) || { note "$n point(s) still running after the sweep was killed"; pkill -f -- "--out $RES/killed/points/"; }
+}
+check "SIGHUP stops a run like SIGTERM; a sweep killed with SIGKILL leaves no point running" t_hangup_and_killed_sweep
+
+# bench validates a fabric's overrides in its own process (one error line, no
+# banner, no child run); --shard names its limit.
+t_bench_fabric_overrides_and_shard_limit() {
+  fs bench "$ROOT/topologies/ring8.yaml" --set workload.size=bogus --repeat 1
+  expect_bad_input "$RES/none" "--set workload.size"
+  grep -q "bench:" "$OUT" && note "bench printed its banner before refusing the input"
+  fs sweep "$ROOT/topologies/studies/link-protocols-quick.yaml" --shard 1/100001 --out "$RES/shardmax"
+  expect_bad_input "$RES/shardmax" "--shard '1/100001'" "N <= 100000"
+}
+check "bench refuses a fabric's bad --set up front; --shard names its upper limit" t_bench_fabric_overrides_and_shard_limit
+
 echo "$passed passed, $failed failed"
 ((failed == 0))
