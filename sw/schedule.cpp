@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -205,6 +206,51 @@ Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
   for (const pugi::xml_node& n : doc.children())
     if (n.type() == pugi::node_element && n != algo)
       X.fail_at(n, std::string("<") + n.name() + "> after the <algo> element (an MSCCL schedule file holds one <algo>)");
+  // XML 1.0 §4.1 and §2.2: with no DTD, an entity reference names one of the
+  // five predefined entities, and a character reference a legal character
+  // (not NUL). pugixml leaves "&foo;" as text and cuts a value at "&#0;", so
+  // the references are checked on the undecoded values.
+  {
+    pugi::xml_document raw;
+    raw.load_buffer(text.data(), text.size(), pugi::parse_default & ~pugi::parse_escapes, pugi::encoding_auto);
+    auto bad_reference = [](const char* v) -> std::string {
+      for (const char* p = std::strchr(v, '&'); p; p = std::strchr(p + 1, '&')) {
+        const char* semi = std::strchr(p, ';');
+        const std::string ref = semi ? std::string(p, semi + 1) : std::string(p);
+        if (ref == "&lt;" || ref == "&gt;" || ref == "&amp;" || ref == "&apos;" || ref == "&quot;") continue;
+        if (semi && ref.size() > 3 && ref[1] == '#') {
+          const bool hex = ref[2] == 'x';
+          const std::string digits = ref.substr(hex ? 3 : 2, ref.size() - (hex ? 4 : 3));
+          char* end = nullptr;
+          const unsigned long c = digits.empty() ? 0 : std::strtoul(digits.c_str(), &end, hex ? 16 : 10);
+          const bool legal = c == 0x9 || c == 0xA || c == 0xD || (c >= 0x20 && c <= 0xD7FF) ||
+                             (c >= 0xE000 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0x10FFFF);
+          if (!digits.empty() && end && *end == '\0' && legal) continue;
+        }
+        return ref.size() > 24 ? ref.substr(0, 24) + "..." : ref;
+      }
+      return {};
+    };
+    struct References : pugi::xml_tree_walker {
+      decltype(bad_reference)* check = nullptr;
+      pugi::xml_node node;
+      std::string ref;
+      bool for_each(pugi::xml_node& n) override {
+        if (n.type() == pugi::node_pcdata) ref = (*check)(n.value());
+        for (const pugi::xml_attribute& a : n.attributes())
+          if (ref.empty()) ref = (*check)(a.value());
+        if (ref.empty()) return true;
+        node = n;
+        return false;
+      }
+    } refs;
+    refs.check = &bad_reference;
+    raw.traverse(refs);
+    if (refs.node)
+      X.fail_at(refs.node, "'" + refs.ref +
+                               "' is not a reference XML knows here (&lt; &gt; &amp; &apos; &quot;, or &#N; of a "
+                               "legal character): write the character itself");
+  }
   // XML 1.0 §3.1 (well-formedness): no attribute name twice in one element.
   // pugixml keeps both and attribute() returns the first, so send="1" send="2"
   // would run as send="1" without a word.
@@ -253,6 +299,9 @@ Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
       static_cast<std::uint64_t>(X.integer(algo, "minBytes", false, 0, 0, std::numeric_limits<long long>::max()));
   S.max_bytes =
       static_cast<std::uint64_t>(X.integer(algo, "maxBytes", false, 0, 0, std::numeric_limits<long long>::max()));
+  if (S.max_bytes && S.min_bytes > S.max_bytes)
+    X.fail_at(algo, "<algo> minBytes=" + std::to_string(S.min_bytes) + " is above maxBytes=" +
+                        std::to_string(S.max_bytes) + ": no size would fit the schedule (maxBytes 0: no upper bound)");
   X.no_text_in(algo);
   for (const pugi::xml_node& g : algo.children()) {
     if (g.type() != pugi::node_element) continue;
@@ -496,6 +545,11 @@ Schedule parse_schedule_yaml(const std::string& text, const std::string& file) {
       Y.integer(s, "min_bytes", false, 0, 0, std::numeric_limits<long long>::max(), "schedule"));
   S.max_bytes = static_cast<std::uint64_t>(
       Y.integer(s, "max_bytes", false, 0, 0, std::numeric_limits<long long>::max(), "schedule"));
+  if (S.max_bytes && S.min_bytes > S.max_bytes)
+    Y.fail_at(s["min_bytes"], "schedule.min_bytes " + std::to_string(S.min_bytes) + " is above max_bytes " +
+                                  std::to_string(S.max_bytes) +
+                                  ": no size would fit the schedule (max_bytes 0: no "
+                                  "upper bound)");
   std::uint64_t di = S.nchunksperloop, dout = S.nchunksperloop, ds = 0;
   auto read_buffers = [&](const YAML::Node& b, const std::string& where, std::uint64_t& i, std::uint64_t& o,
                           std::uint64_t& sc) {

@@ -2486,5 +2486,26 @@ t_bench_fabric_overrides_and_shard_limit() {
 }
 check "bench refuses a fabric's bad --set up front; --shard names its upper limit" t_bench_fabric_overrides_and_shard_limit
 
+# MSCCL XML: only the predefined entities and character references of legal
+# characters (an unknown entity stayed as text, &#0; cut the value); a
+# minBytes above maxBytes fits no size.
+t_xml_references_and_size_bounds() {
+  local x="$ROOT/topologies/schedules/ring-allreduce-8.xml" sched=(--set workload.algorithm=schedule)
+  sed '0,/name="[^"]*"/s//name="\&foo;"/' "$x" >"$FX/ent.xml"
+  fs check "$ROOT/topologies/ring8.yaml" "${sched[@]}" --set "workload.schedule=$FX/ent.xml"
+  expect_bad_input "$RES/none" "ent.xml:2:" "'&foo;' is not a reference XML knows here"
+  sed '0,/name="[^"]*"/s//name="a\&#0;b"/' "$x" >"$FX/nul.xml"
+  fs check "$ROOT/topologies/ring8.yaml" "${sched[@]}" --set "workload.schedule=$FX/nul.xml"
+  expect_bad_input "$RES/none" "nul.xml:2:" "'&#0;'"
+  sed '0,/name="[^"]*"/s//name="a\&amp;b\&#65;"/' "$x" >"$FX/amp.xml"
+  fs check "$ROOT/topologies/ring8.yaml" "${sched[@]}" --set "workload.schedule=$FX/amp.xml" --dot "$RES/amp.dot"
+  [[ $rc -eq 0 ]] || { note "&amp; and &#65;: exit $rc"; show_output; }
+  grep -qF "schedule a&bA (" "$OUT" || { note "&amp; and &#65; not decoded"; show_output; }
+  sed 's/minBytes="0" maxBytes="0"/minBytes="100" maxBytes="50"/' "$x" >"$FX/minmax.xml"
+  fs check "$ROOT/topologies/ring8.yaml" "${sched[@]}" --set "workload.schedule=$FX/minmax.xml"
+  expect_bad_input "$RES/none" "minmax.xml:2:" "minBytes=100 is above maxBytes=50"
+}
+check "MSCCL XML: an unknown entity or &#0; and minBytes above maxBytes: exit 2, file:line" t_xml_references_and_size_bounds
+
 echo "$passed passed, $failed failed"
 ((failed == 0))
