@@ -5,9 +5,14 @@
 namespace fabricsim::report {
 
 bool TraceWriter::room() {
-  if (events_.size() < max_) return true;
+  if (count_ < max_) return true;
   ++dropped_;
   return false;
+}
+
+void TraceWriter::add(const nlohmann::ordered_json& e) {
+  if (count_++) events_ += ',';
+  events_ += json_text(e);
 }
 
 void TraceWriter::span(const std::string& name, const std::string& cat, int pid, int tid, std::uint64_t start_ps,
@@ -16,7 +21,7 @@ void TraceWriter::span(const std::string& name, const std::string& cat, int pid,
   nlohmann::ordered_json e{{"name", name},        {"cat", cat}, {"ph", "X"}, {"ts", start_ps / 1e6},
                            {"dur", dur_ps / 1e6}, {"pid", pid}, {"tid", tid}};
   if (!args.is_null()) e["args"] = std::move(args);
-  events_.push_back(std::move(e));
+  add(e);
 }
 
 void TraceWriter::instant(const std::string& name, const std::string& cat, int pid, int tid, std::uint64_t t_ps,
@@ -25,24 +30,31 @@ void TraceWriter::instant(const std::string& name, const std::string& cat, int p
   nlohmann::ordered_json e{{"name", name},     {"cat", cat}, {"ph", "i"}, {"s", "t"},
                            {"ts", t_ps / 1e6}, {"pid", pid}, {"tid", tid}};
   if (!args.is_null()) e["args"] = std::move(args);
-  events_.push_back(std::move(e));
+  add(e);
 }
 
 void TraceWriter::name_process(int pid, const std::string& name) {
-  events_.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", name}}}});
+  add({{"name", "process_name"}, {"ph", "M"}, {"pid", pid}, {"args", {{"name", name}}}});
 }
 
 void TraceWriter::name_thread(int pid, int tid, const std::string& name) {
-  events_.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}});
+  add({{"name", "thread_name"}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}});
 }
 
+// The same bytes as the compact dump of {"traceEvents": [...],
+// "displayTimeUnit": "ns", "otherData": {...}}, without building that tree.
 std::string TraceWriter::json() const {
-  nlohmann::ordered_json j;
-  j["traceEvents"] = events_;
-  j["displayTimeUnit"] = "ns";
-  j["otherData"] = {{"producer", "fabricsim"}, {"dropped_events", dropped_}};
-  if (!run_.is_null()) j["otherData"]["run"] = run_;
-  return json_text(j) + "\n";
+  nlohmann::ordered_json other = {{"producer", "fabricsim"}, {"dropped_events", dropped_}};
+  if (!run_.is_null()) other["run"] = run_;
+  const std::string tail = json_text(other);
+  std::string out;
+  out.reserve(events_.size() + tail.size() + 64);
+  out += "{\"traceEvents\":[";
+  out += events_;
+  out += "],\"displayTimeUnit\":\"ns\",\"otherData\":";
+  out += tail;
+  out += "}\n";
+  return out;
 }
 
 }  // namespace fabricsim::report

@@ -9,7 +9,9 @@
 namespace fabricsim::report {
 
 /// Collects trace events, at most `max_events` (later ones are counted and
-/// dropped, so a huge run cannot exhaust memory); write() emits the JSON.
+/// dropped, so a huge run cannot exhaust memory); json() emits the JSON.
+/// Each event is kept as its compact JSON text (about 150 bytes for a
+/// transmission span), not as a JSON tree (about 3 KB).
 class TraceWriter {
  public:
   explicit TraceWriter(std::size_t max_events = 2'000'000) : max_(max_events) {}
@@ -27,7 +29,7 @@ class TraceWriter {
   /// Identity of the run (report::RunIdentity::json()), written as otherData.run.
   void set_run(nlohmann::ordered_json run) { run_ = std::move(run); }
 
-  std::size_t events() const { return events_.size(); }
+  std::size_t events() const { return count_; }
   std::size_t dropped() const { return dropped_; }
   /// The whole trace: {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}.
   std::string json() const;
@@ -36,7 +38,9 @@ class TraceWriter {
   bool room();
   std::size_t max_;
   std::size_t dropped_ = 0;
-  nlohmann::ordered_json events_ = nlohmann::ordered_json::array();
+  std::size_t count_ = 0;
+  std::string events_;  // the events' compact JSON texts, comma-separated
+  void add(const nlohmann::ordered_json& e);
   nlohmann::ordered_json run_;
 };
 
