@@ -39,6 +39,7 @@
 #include "platform/report/files.h"
 #include "platform/report/identity.h"
 #include "platform/report/json_text.h"
+#include "platform/report/setup_progress.h"
 #include "platform/report/trace.h"
 #include "platform/sim/check.h"
 #include "platform/sim/fabric_run.h"
@@ -767,10 +768,17 @@ int sc_main(int argc, char* argv[]) {
 
   try {
     if (!*sweep) refuse_parallel_launch(*run ? "run" : *bench ? "bench" : "check");
-    if (*run) {
-      if (ra.fabric.empty()) ra.fabric = resolve_default(kDefaultFabric);
-      return cmd_run(ra);
+    if (*run && ra.fabric.empty()) ra.fabric = resolve_default(kDefaultFabric);
+    // The set-up before a simulation (the routing of a large fabric: tens of
+    // seconds at 4096 accelerators) shows a progress line on a terminal, and
+    // an interrupt there says what it stopped (a run's prepare_out installs
+    // its own message once it has an output folder).
+    if (*run || *check) {
+      report::set_setup_progress(isatty(2) && !(*run && ra.quiet));
+      install_run_signals(fmt::format("{} of {} stopped while reading and checking its input; nothing written",
+                                      *run ? "run" : "check", *run ? ra.fabric : ca.fabric));
     }
+    if (*run) return cmd_run(ra);
     if (*sweep) return cmd_sweep(sa, argv[0]);
     if (*bench) return cmd_bench(ba, argv[0]);
     if (*check) return cmd_check(ca);

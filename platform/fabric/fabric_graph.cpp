@@ -3,6 +3,8 @@
 // connected_components, breadth_first_search, write_graphviz.
 #include "platform/fabric/fabric_graph.h"
 
+#include "platform/report/setup_progress.h"
+
 #include <algorithm>
 #include <limits>
 #include <sstream>
@@ -22,6 +24,7 @@ namespace {
 
 constexpr const char* kAccelerator = "accelerator";
 constexpr std::uint32_t kNoHop = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint32_t kUnresolved = kNoHop - 1;  // forwarding entry not looked up yet
 
 /// Edge property: index of the link in FabricSpec::links.
 struct EdgeProps {
@@ -70,7 +73,8 @@ struct FabricGraph::Impl {
   Graph g;
   std::size_t n = 0;                ///< number of nodes
   std::vector<int> dist;            ///< [rank * n + node], -1 unreachable
-  std::vector<std::uint32_t> next;  ///< [rank * n + node] index into adj[node]
+  /// [rank * n + node] index into adj[node]; filled on first use (kUnresolved before)
+  mutable std::vector<std::uint32_t> next;
   std::map<int, std::size_t> classes;
   int diameter = 0;
 
@@ -84,6 +88,7 @@ struct FabricGraph::Impl {
   void check_reachable(const FabricSpec& spec);
   void compute_distances();
   void compute_forwarding();
+  std::uint32_t forward(std::size_t node, std::size_t rank) const;
   void compute_classes();
   void check_node(std::size_t v) const {
     if (v >= n)
@@ -213,37 +218,53 @@ void FabricGraph::Impl::compute_distances() {
     d[static_cast<std::ptrdiff_t>(s)] = 0;
     boost::breadth_first_search(
         g, s, boost::visitor(boost::make_bfs_visitor(boost::record_distances(dmap, boost::on_tree_edge()))));
+    report::setup_progress("routing: distances to each accelerator", r + 1, num_acc);
   }
 }
 
-// Forwarding tables: (node, rank) -> index into adj[node], among the ports one hop closer.
-void FabricGraph::Impl::compute_forwarding() {
-  const std::size_t num_acc = acc.size();
-  next.assign(num_acc * n, kNoHop);
-  std::vector<std::uint32_t> cand;
-  for (std::size_t r = 0; r < num_acc; ++r) {
-    const int* d = dist.data() + r * n;
-    for (std::size_t v = 0; v < n; ++v) {
-      if (d[v] <= 0) continue;  // unreachable, or the destination itself
-      cand.clear();
-      const auto& ports = adj[v];
-      for (std::uint32_t i = 0; i < ports.size(); ++i)
-        if (d[ports[i].next_node] == d[v] - 1) cand.push_back(i);
-      next[r * n + v] = cand[(v + r) % cand.size()];
-    }
-  }
+// Forwarding tables: (node, rank) -> index into adj[node], among the ports one
+// hop closer. Entries are resolved on first use (forward()): a run looks up
+// few of the ranks x nodes pairs, and resolving all of them was most of the
+// set-up time of a 4096-accelerator pod (O(ranks x links)).
+void FabricGraph::Impl::compute_forwarding() { next.assign(acc.size() * n, kUnresolved); }
+
+// The port of `node` toward `rank`: of the c ports one hop closer, the
+// ((node + rank) mod c)-th in port order (spreads the equal-cost paths);
+// kNoHop if the rank is unreachable from the node or is the node.
+std::uint32_t FabricGraph::Impl::forward(std::size_t v, std::size_t r) const {
+  std::uint32_t& x = next[r * n + v];
+  if (x != kUnresolved) return x;
+  const int* d = dist.data() + r * n;
+  if (d[v] <= 0) return x = kNoHop;  // unreachable, or the destination itself
+  const auto& ports = adj[v];
+  std::size_t c = 0;
+  for (const Hop& h : ports) c += d[h.next_node] == d[v] - 1;
+  std::size_t k = (v + r) % c;
+  for (std::uint32_t i = 0; i < ports.size(); ++i)
+    if (d[ports[i].next_node] == d[v] - 1 && k-- == 0) return x = i;
+  return x = kNoHop;  // not reached: c > 0 since d[v] > 0
 }
 
 // Path classes (hop count -> ordered rank pairs) and diameter.
 void FabricGraph::Impl::compute_classes() {
   const std::size_t num_acc = acc.size();
-  for (std::size_t s = 0; s < num_acc; ++s)
-    for (std::size_t r = 0; r < num_acc; ++r) {
+  std::vector<std::size_t> count;  // by hop count (a path has at most n - 1 hops)
+  for (std::size_t r = 0; r < num_acc; ++r) {
+    const int* d = dist.data() + r * n;
+    for (std::size_t s = 0; s < num_acc; ++s) {
       if (s == r) continue;
-      const int h = dist[r * n + acc[s]];
-      ++classes[h];
+      const int h = d[acc[s]];
+      if (h < 0) {  // unreachable (check_reachable refused it before)
+        ++classes[h];
+        continue;
+      }
+      if (static_cast<std::size_t>(h) >= count.size()) count.resize(static_cast<std::size_t>(h) + 1, 0);
+      ++count[static_cast<std::size_t>(h)];
       diameter = std::max(diameter, h);
     }
+  }
+  for (std::size_t h = 0; h < count.size(); ++h)
+    if (count[h]) classes[static_cast<int>(h)] = count[h];
 }
 
 std::size_t FabricGraph::num_nodes() const { return impl_->n; }
@@ -270,7 +291,7 @@ const Hop& FabricGraph::next_hop(std::size_t node, int dst_rank) const {
   if (m.acc[dst_rank] == node)
     throw std::invalid_argument("fabric graph: next_hop: node '" + m.ids[node] + "' is the destination rank " +
                                 std::to_string(dst_rank));
-  const std::uint32_t i = m.next[static_cast<std::size_t>(dst_rank) * m.n + node];
+  const std::uint32_t i = m.forward(node, static_cast<std::size_t>(dst_rank));
   if (i == kNoHop)
     throw FabricError(at(m.node_src[node], "node '" + m.ids[node] + "' has no route to rank " +
                                                std::to_string(dst_rank) + " ('" + m.ids[m.acc[dst_rank]] + "')"));

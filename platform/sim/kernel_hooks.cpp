@@ -1,5 +1,7 @@
 #include "platform/sim/kernel_hooks.h"
 
+#include "platform/report/setup_progress.h"
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -19,8 +21,8 @@ void ProgressLine::tick(std::uint64_t sim_ps, std::uint64_t done) {
   if (now - last_ < std::chrono::seconds(1)) return;
   last_ = now;
   printed_ = true;
-  std::fprintf(stderr, "\r[fabricsim] %s, %.0f s wall ", what_(sim_ps, done).c_str(),
-               std::chrono::duration<double>(now - start_).count());
+  // wall time since the process started: set-up (routing, elaboration) included
+  std::fprintf(stderr, "\r[fabricsim] %s, %.0f s wall ", what_(sim_ps, done).c_str(), report::seconds_since_start());
   std::fflush(stderr);
 }
 

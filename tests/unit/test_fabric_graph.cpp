@@ -211,6 +211,35 @@ TEST(FabricGraphPod, AcceleratorSpreadsOverEqualCostHops) {
       }
 }
 
+// Forwarding entries are resolved on first use: any order of lookups gives
+// the rule's port (the ((v + d) mod c)-th of the c ports one hop closer, in
+// port order), here on a pod of 5 accelerators and 3 switches with a second
+// tier: two-hop routes through a spine have several equal-cost ports.
+TEST(FabricGraphPod, ForwardingIsTheSameInAnyLookupOrder) {
+  FabricSpec f = pod(5, 3);
+  const int n = 5, s = 3;
+  f.nodes.push_back(sw("spine"));  // node 8, linked to every switch on port 10 + k
+  for (int k = 0; k < s; ++k) add_link(f, n + k, 10, n + s, static_cast<std::uint32_t>(k));
+  const FabricGraph a(f), b(f);
+  std::vector<std::pair<std::size_t, int>> pairs;
+  for (std::size_t v = 0; v < a.num_nodes(); ++v)
+    for (int d = 0; d < n; ++d)
+      if (a.accelerators()[static_cast<std::size_t>(d)] != v) pairs.emplace_back(v, d);
+  std::vector<Hop> forward;
+  for (const auto& [v, d] : pairs) forward.push_back(a.next_hop(v, d));
+  for (std::size_t i = pairs.size(); i-- > 0;) {
+    const auto [v, d] = pairs[i];
+    const Hop& h = b.next_hop(v, d);
+    EXPECT_EQ(h, forward[i]) << v << "->" << d;
+    std::vector<std::uint32_t> closer;
+    const auto& ports = a.ports(v);
+    for (std::uint32_t k = 0; k < ports.size(); ++k)
+      if (a.distance(ports[k].next_node, d) == a.distance(v, d) - 1) closer.push_back(k);
+    ASSERT_FALSE(closer.empty()) << v << "->" << d;
+    EXPECT_EQ(h, ports[closer[(v + static_cast<std::size_t>(d)) % closer.size()]]) << v << "->" << d;
+  }
+}
+
 TEST(FabricGraphPod, PortsSortedByPort) {
   FabricSpec f = pod(3, 2);
   std::swap(f.links[0], f.links[1]);  // declaration order no longer port order
