@@ -326,8 +326,10 @@ constexpr std::uint64_t kMaxPoints = 1000000;
 
 // What a grid value means, so that the same quantity written two ways
 // ("1MiB" / "1048576B", "1e-5" / "0.00001", "1000ns" / "1us") is one value:
-// a plain number, a time, a size, a rate or a percentage, canonical; any
-// other text stands for itself.
+// a plain number, a time, a size, a rate or a percentage, canonical; a
+// boolean as Section::boolean reads it (true / yes / on); a file path
+// ("./x.xml", "a/../a/x.xml") lexically normalised; any other text stands for
+// itself.
 std::string grid_value_identity(const std::string& text) {
   const auto attempt = [&](auto parse, const char* kind) -> std::string {
     try {
@@ -341,6 +343,12 @@ std::string grid_value_identity(const std::string& text) {
     if (!id.empty()) return id;
   if (text.find('%') != std::string::npos)
     if (auto id = attempt(config::parse_fraction, "number"); !id.empty()) return id;
+  if (text == "true" || text == "yes" || text == "on") return "bool:true";
+  if (text == "false" || text == "no" || text == "off") return "bool:false";
+  const fs::path p(text);
+  if (text.find('/') != std::string::npos || p.extension() == ".xml" || p.extension() == ".yaml" ||
+      p.extension() == ".yml")
+    return "path:" + p.lexically_normal().string();
   return "text:" + text;
 }
 

@@ -2030,6 +2030,14 @@ study:
 EOF2
   fs sweep "$FX/gdup.yaml" --out "$RES/gdup"
   expect_bad_input "$RES/gdup" "gdup.yaml:5:" "study.grid" "lists the value '8' twice"
+  # a boolean and a file path written two ways are one value too
+  sed 's/grid: .*/grid: {workload.verify: [true, yes]}/' "$FX/gdup.yaml" >"$FX/gdupb.yaml"
+  fs sweep "$FX/gdupb.yaml" --out "$RES/gdup"
+  expect_bad_input "$RES/gdup" "gdupb.yaml:5:" "study.grid" "'true'" "'yes'" "the same value written two ways"
+  sed 's|grid: .*|grid: {workload.schedule: [schedules/ring-allreduce-8.xml, ./schedules/../schedules/ring-allreduce-8.xml]}|' \
+    "$FX/gdup.yaml" >"$FX/gdupp.yaml"
+  fs sweep "$FX/gdupp.yaml" --out "$RES/gdup"
+  expect_bad_input "$RES/gdup" "gdupp.yaml:5:" "study.grid" "the same value written two ways"
 }
 check "a grid value listed twice: exit 2, file:line, key" t_grid_duplicate_value
 t_out_not_created_leaves_nothing() {
