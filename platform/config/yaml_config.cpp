@@ -41,7 +41,12 @@ const std::string* override_of(const Document& d, const std::string& kp) {
   if (it != d.overridden.end()) return &it->second;
   // An unknown key inside a map that --set created: name the --set.
   for (const auto& [path, who] : d.overridden) {
-    if (path.size() > kp.size() && path.compare(0, kp.size(), kp) == 0 && path[kp.size()] == '.') return &who;
+    // A list one of whose items --set replaced (`--set 'x.list[0]=...'`): an
+    // error about the list's items is the override's (the file's list was
+    // read before without it).
+    if (path.size() > kp.size() && path.compare(0, kp.size(), kp) == 0 &&
+        (path[kp.size()] == '.' || path[kp.size()] == '['))
+      return &who;
     // A key inside a map that --set gave as its value.
     if (kp.size() > path.size() && kp.compare(0, path.size(), path) == 0 &&
         (kp[path.size()] == '.' || kp[path.size()] == '['))

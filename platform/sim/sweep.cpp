@@ -116,9 +116,13 @@ void study_name_and_fabric(config::Section& s, const std::string& path, Study& s
   st.fabric = (fs::path(path).parent_path() / fabric).lexically_normal().string();
   if (!config::is_file(st.fabric))
     s.fail("fabric", fmt::format("fabric file '{}' not found or not a regular file", st.fabric));
-  {
+  // A file that is no fabric (a study, a schedule, an XML file): its own
+  // message, under the study's line of the key that names it.
+  try {
     const auto fdoc = config::load_document(st.fabric);
     st.fabric_kind = fabric::fabric_kind(fdoc);
+  } catch (const config::ConfigError& e) {
+    s.fail("fabric", fmt::format("not a fabric file: {}", e.what()));
   }
 }
 
@@ -235,7 +239,11 @@ const RunKind& variant_fabric_and_policies(config::Section& v, const std::string
     sv.fabric = (fs::path(path).parent_path() / v.required_string("fabric")).lexically_normal().string();
     if (!config::is_file(sv.fabric))
       v.fail("fabric", fmt::format("fabric file '{}' not found or not a regular file", sv.fabric));
-    sv.fabric_kind = fabric::fabric_kind(config::load_document(sv.fabric));
+    try {
+      sv.fabric_kind = fabric::fabric_kind(config::load_document(sv.fabric));
+    } catch (const config::ConfigError& e) {
+      v.fail("fabric", fmt::format("not a fabric file: {}", e.what()));
+    }
     vkind = &run_kind(sv.fabric_kind);
     if (!st.explicit_columns && vkind != &kind) {
       v.fail("fabric", fmt::format("a {} fabric beside the study's {} one needs the study to list its `columns:` "

@@ -2515,5 +2515,22 @@ t_xml_references_and_size_bounds() {
 }
 check "MSCCL XML: an unknown entity or &#0; and minBytes above maxBytes: exit 2, file:line" t_xml_references_and_size_bounds
 
+# Errors name what the user wrote: a --set of one list item, a study whose
+# fabric (or a variant's) is no fabric file.
+t_errors_name_the_cause() {
+  fs run "$ROOT/topologies/ring8.yaml" --set 'defaults.link.fec_profiles[0]=3' --out "$RES/item"
+  expect_bad_input "$RES/item" "--set defaults.link.fec_profiles[0]:" "item 0 must be a map"
+  local st="$ROOT/topologies/studies/link-protocols-quick.yaml"
+  sed "s|fabric: ../link-protocols-ualink.yaml|fabric: $st|" "$st" >"$FX/fabric-is-study.yaml"
+  fs sweep "$FX/fabric-is-study.yaml" --out "$RES/fis"
+  expect_bad_input "$RES/fis" "fabric-is-study.yaml:19:" "key 'study.fabric': not a fabric file:" "this file is a study"
+  sed -e "s|\.\./link-protocols-|$ROOT/topologies/link-protocols-|" \
+    -e "0,/fabric: [^,]*link-protocols-rifl.yaml/s||fabric: $ROOT/topologies/schedules/ring-allreduce-8.xml|" "$st" \
+    >"$FX/variant-xml.yaml"
+  fs sweep "$FX/variant-xml.yaml" --out "$RES/fis"
+  expect_bad_input "$RES/fis" "variant-xml.yaml:29:" "key 'study.variants[4].fabric': not a fabric file:" "an XML file"
+}
+check "errors name the cause: a --set of a list item, a study or XML file as a study's fabric" t_errors_name_the_cause
+
 echo "$passed passed, $failed failed"
 ((failed == 0))
