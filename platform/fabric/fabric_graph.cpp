@@ -112,6 +112,16 @@ FabricGraph::FabricGraph(const FabricSpec& spec) {
   impl_ = std::move(p);
 }
 
+void FabricGraph::validate(const FabricSpec& spec) {
+  Impl m;
+  m.name = spec.name;
+  m.generator = spec.generator;
+  m.n = spec.nodes.size();
+  m.add_nodes(spec);
+  m.add_links(spec);
+  m.check_reachable(spec);
+}
+
 // Nodes: unique ids; endpoints of routes are accelerators (ranks 0..N-1), then tlm-initiators (N..).
 void FabricGraph::Impl::add_nodes(const FabricSpec& spec) {
   std::unordered_map<std::string, std::size_t> by_id;

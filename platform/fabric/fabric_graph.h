@@ -75,6 +75,9 @@ class FabricGraph {
   ///    both node ids; reported at the SourceRef of the higher rank).
   /// Parallel links between the same two nodes (on distinct ports) are allowed.
   explicit FabricGraph(const FabricSpec& spec);
+  /// The checks of the constructor alone (the errors above), without the
+  /// routing tables: O(nodes + links) where the tables take O(ranks x links).
+  static void validate(const FabricSpec& spec);
 
   /// Number of nodes (== spec.nodes.size()).
   std::size_t num_nodes() const;

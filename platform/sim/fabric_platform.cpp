@@ -155,6 +155,12 @@ std::vector<models::ualink_switch*> FabricPlatform::build_modules(const fabric::
             .flags;
   reserve_ranks(static_cast<int>(F.accelerators()));
   std::vector<models::ualink_switch*> switch_of(F.nodes.size(), nullptr);
+  // Ports a node's links use (1 + the highest), for nodes that declare none.
+  std::vector<std::uint32_t> linked_ports(F.nodes.size(), 0);
+  for (const auto& l : F.links) {
+    linked_ports[l.a] = std::max(linked_ports[l.a], l.a_port + 1);
+    linked_ports[l.b] = std::max(linked_ports[l.b], l.b_port + 1);
+  }
   for (std::size_t i = 0; i < F.nodes.size(); ++i) {
     const auto& n = F.nodes[i];
     if (n.kind == fabric::kTlmInitiator) {
@@ -165,11 +171,7 @@ std::vector<models::ualink_switch*> FabricPlatform::build_modules(const fabric::
     nc.kind = n.kind;
     nc.rank = n.rank;
     nc.ports = n.ports;
-    if (nc.ports == 0)
-      for (const auto& l : F.links) {
-        if (&F.nodes[l.a] == &n) nc.ports = std::max(nc.ports, l.a_port + 1);
-        if (&F.nodes[l.b] == &n) nc.ports = std::max(nc.ports, l.b_port + 1);
-      }
+    if (nc.ports == 0) nc.ports = linked_ports[i];
     if (n.kind == "accelerator") {
       models::accelerator_params p = n.accel;
       if (n.auto_memory) p.memory_bytes = auto_memory_bytes(cfg);

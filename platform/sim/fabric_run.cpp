@@ -97,7 +97,7 @@ void validate_fabric(const fabric::FabricRunConfig& cfg) {
           fmt::format("{}: node kind '{}' does not belong to a UALink fabric "
                       "(valid: accelerator, ualink-switch, tlm-initiator)",
                       n.src.prefix(), n.kind));
-  fabric::FabricGraph check(cfg.fabric);
+  fabric::FabricGraph::validate(cfg.fabric);  // the platform builds the routing tables once
   // Accelerator memory: every rank holds the collective's buffers.
   const int N = static_cast<int>(cfg.fabric.accelerators());
   const std::uint64_t need = workload_memory_bytes(cfg);  // buffers of one rank

@@ -88,9 +88,12 @@ std::string error_of(F make) {
   return "";
 }
 
+// The constructor's error, which FabricGraph::validate (the checks without
+// the routing tables) must raise alike.
 std::string expect_error(const FabricSpec& f) {
   std::string msg = error_of([&] { FabricGraph g(f); });
   EXPECT_FALSE(msg.empty()) << "no FabricError thrown";
+  EXPECT_EQ(error_of([&] { FabricGraph::validate(f); }), msg);
   return msg;
 }
 
