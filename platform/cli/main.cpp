@@ -778,6 +778,11 @@ int sc_main(int argc, char* argv[]) {
       install_run_signals(fmt::format("{} of {} stopped while reading and checking its input; nothing written",
                                       *run ? "run" : "check", *run ? ra.fabric : ca.fabric));
     }
+    // A sweep reads and checks its study and every point's fabric before its
+    // own handler is installed (run_sweep): an interrupt there says so too.
+    if (*sweep)
+      install_run_signals(
+          fmt::format("sweep of {} stopped while reading and checking the study; nothing written", sa.study_file));
     if (*run) return cmd_run(ra);
     if (*sweep) return cmd_sweep(sa, argv[0]);
     if (*bench) return cmd_bench(ba, argv[0]);
