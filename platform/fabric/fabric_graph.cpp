@@ -83,6 +83,7 @@ struct FabricGraph::Impl {
       throw std::out_of_range("fabric graph: rank " + std::to_string(r) + " out of range (" +
                               std::to_string(acc.size()) + " accelerators)");
   }
+  void build_checked(const FabricSpec& spec);
   void add_nodes(const FabricSpec& spec);
   void add_links(const FabricSpec& spec);
   void check_reachable(const FabricSpec& spec);
@@ -100,26 +101,23 @@ struct FabricGraph::Impl {
 FabricGraph::FabricGraph(const FabricSpec& spec) {
   auto p = std::make_shared<Impl>();
   Impl& m = *p;
-  m.name = spec.name;
-  m.generator = spec.generator;
-  m.n = spec.nodes.size();
-  m.add_nodes(spec);
-  m.add_links(spec);
-  m.check_reachable(spec);
+  m.build_checked(spec);
   m.compute_distances();
   m.compute_forwarding();
   m.compute_classes();
   impl_ = std::move(p);
 }
 
-void FabricGraph::validate(const FabricSpec& spec) {
-  Impl m;
-  m.name = spec.name;
-  m.generator = spec.generator;
-  m.n = spec.nodes.size();
-  m.add_nodes(spec);
-  m.add_links(spec);
-  m.check_reachable(spec);
+void FabricGraph::validate(const FabricSpec& spec) { Impl().build_checked(spec); }
+
+// Nodes, links and the reachability check: every error of the constructor.
+void FabricGraph::Impl::build_checked(const FabricSpec& spec) {
+  name = spec.name;
+  generator = spec.generator;
+  n = spec.nodes.size();
+  add_nodes(spec);
+  add_links(spec);
+  check_reachable(spec);
 }
 
 // Nodes: unique ids; endpoints of routes are accelerators (ranks 0..N-1), then tlm-initiators (N..).
