@@ -99,7 +99,8 @@ class FabricGraph {
   /// the next hop toward rank `dst_rank`. One deterministic choice among the
   /// equal-cost next hops: with the candidates sorted by port, index
   /// (node + dst_rank) % count. The reference stays valid for the lifetime of
-  /// this graph (and its copies).
+  /// this graph (and its copies). Entries are filled on first lookup (a
+  /// cache shared by the copies): not for concurrent calls from threads.
   /// Throws std::out_of_range for a bad node or rank, std::invalid_argument
   /// when `node` is the accelerator of `dst_rank`, FabricError (at the node's
   /// SourceRef, "no route") when the node cannot reach that rank (a node
