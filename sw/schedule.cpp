@@ -212,7 +212,18 @@ Schedule parse_msccl_xml(const std::string& text, const std::string& file) {
   // the references are checked on the undecoded values.
   {
     pugi::xml_document raw;
-    raw.load_buffer(text.data(), text.size(), pugi::parse_default & ~pugi::parse_escapes, pugi::encoding_auto);
+    // (as a fragment: text outside the elements, "junk<algo ...>" or
+    // "</algo>trailing", is kept as such instead of dropped without a word)
+    raw.load_buffer(text.data(), text.size(), (pugi::parse_default | pugi::parse_fragment) & ~pugi::parse_escapes,
+                    pugi::encoding_auto);
+    for (const pugi::xml_node& c : raw.children())
+      if (c.type() == pugi::node_pcdata || c.type() == pugi::node_cdata) {
+        std::ptrdiff_t at = c.offset_debug();  // the text's first visible character
+        while (at >= 0 && static_cast<std::size_t>(at) < text.size() &&
+               std::isspace(static_cast<unsigned char>(text[at])))
+          ++at;
+        fail(file, X.line_of(at), "text outside the <algo> element: a schedule file holds the <algo> element alone");
+      }
     auto bad_reference = [](const char* v) -> std::string {
       for (const char* p = std::strchr(v, '&'); p; p = std::strchr(p + 1, '&')) {
         const char* semi = std::strchr(p, ';');
@@ -921,6 +932,17 @@ Schedule parse_schedule(const std::string& text, const std::string& path) {
   if (const std::size_t bad = first_invalid_utf8(text); bad != std::string::npos)
     fail(path, static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n')) + 1,
          "byte 0x" + hex_byte(static_cast<unsigned char>(text[bad])) + " is not UTF-8 text (save the file as UTF-8)");
+  // A carriage return without a line feed (CR-only line endings): no line
+  // break to either parser (as for configuration files, yaml_config.cpp).
+  for (std::size_t i = text.find('\r'); i != std::string::npos; i = text.find('\r', i + 1))
+    if (i + 1 == text.size() || text[i + 1] != '\n') {
+      const auto b = text.begin();
+      const auto at = b + static_cast<std::ptrdiff_t>(i);
+      const std::size_t line_start = text.rfind('\n', i) == std::string::npos ? 0 : text.rfind('\n', i) + 1;
+      fail(path, static_cast<int>(std::count(b, at, '\n')) + 1,
+           "column " + std::to_string(i - line_start + 1) +
+               ": a carriage return (CR) without a line feed: save the file with LF (or CRLF) line endings");
+    }
   const auto dot = path.rfind('.');
   const std::string ext = dot == std::string::npos ? "" : lower(path.substr(dot));
   Schedule s;

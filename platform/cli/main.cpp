@@ -170,18 +170,40 @@ struct BlockSignals {
   ~BlockSignals() { sigprocmask(SIG_SETMASK, &old, nullptr); }
 };
 
-// A point started by a sweep (sim::kSweepPointEnv holds the sweep's pid)
-// ends with it: the kernel sends SIGTERM when the sweep dies, even by
-// SIGKILL, and the run stops as any interrupted run does (nothing written).
-// A sweep already gone (reparented before the request) ends the run now.
-void end_with_sweep() {
+// The sweep that started this process (sim::kSweepPointEnv holds its pid),
+// or 0: the variable set by hand, to something else or to a process that is
+// not this one's parent, is no sweep's.
+long sweep_parent() {
   const char* v = std::getenv(sim::kSweepPointEnv);
-  if (!v) return;
+  if (!v) return 0;
   char* end = nullptr;
+  errno = 0;
   const long parent = std::strtol(v, &end, 10);
-  if (end == v || *end != '\0' || parent <= 1) return;  // not a pid (an older sweep's "1")
+  if (end == v || *end != '\0' || errno || parent <= 1) return 0;
+  return parent;
+}
+bool started_by_sweep() {
+  const long p = sweep_parent();
+  return p && static_cast<long>(::getppid()) == p;
+}
+
+// A point started by a sweep ends with it: the kernel sends SIGTERM when the
+// sweep dies, even by SIGKILL, and the run stops as an interrupted run does
+// (nothing written). A sweep that ended before the request was made (this
+// process reparented, the sweep's pid gone) ends the run now, saying so.
+void end_with_sweep() {
+  const long parent = sweep_parent();
+  if (!parent) return;
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-  if (::getppid() != static_cast<pid_t>(parent)) ::raise(SIGTERM);
+  if (static_cast<long>(::getppid()) == parent) return;
+  if (::kill(static_cast<pid_t>(parent), 0) != 0 && errno == ESRCH) {
+    const char m[] = "error: the sweep that started this run has ended; the run stops, nothing written\n";
+    if (write(2, m, sizeof m - 1) < 0) {
+    }
+    remove_created_empty_dirs();
+    _exit(3);
+  }
+  ::prctl(PR_SET_PDEATHSIG, 0);  // the variable names a live process that is not our parent: no sweep's
 }
 
 // Before simulating: --out must be a folder we can write (else exit 2), and a
@@ -193,8 +215,13 @@ void prepare_out(const RunArgs& a) {
     throw config::ConfigError(fmt::format("--out '{}': exists and is not a folder", a.out));
   // Remember the folders this run creates (deepest first) to remove them again
   // if it stops before writing anything.
+  if (const std::string l = report::dangling_symlink_on(out); !l.empty())
+    throw config::ConfigError(
+        fmt::format("--out '{}': the path runs through a symbolic link to nothing ({}): "
+                    "create its target or name another folder",
+                    a.out, l));
   std::vector<fs::path> missing;
-  for (fs::path p = fs::absolute(out, ec).lexically_normal(); !p.empty() && !fs::exists(p, ec);
+  for (fs::path p = fs::absolute(out, ec).lexically_normal(); !p.empty() && !fs::exists(fs::symlink_status(p, ec));
        p = p.parent_path()) {
     missing.push_back(p);
     if (p == p.parent_path()) break;
@@ -652,7 +679,7 @@ CLI::App* add_bench_command(CLI::App& app, cli::BenchArgs& ba) {
 // Errors: config::ConfigError (exit 2) under an MPI launch of K > 1 ranks.
 void refuse_parallel_launch(const char* command) {
   const int k = sim::mpi_launch_size();
-  if (k <= 1 || std::getenv(sim::kSweepPointEnv)) return;
+  if (k <= 1 || started_by_sweep()) return;
   throw config::ConfigError(fmt::format(
       "`fabricsim {}` is one run, but mpirun started it on {} ranks (each would do the same and write the "
       "same output); run it without mpirun, or spread a study's points with `mpirun -np K fabricsim sweep "
@@ -789,8 +816,7 @@ int sc_main(int argc, char* argv[]) {
     if (*check) return cmd_check(ca);
   } catch (const config::ConfigError& e) {
     // Under mpirun every rank loads the study (or refuses a run): rank 0 alone says what is wrong.
-    if (!sim::mpi_secondary_rank() || (!*sweep && std::getenv(sim::kSweepPointEnv)))
-      std::cerr << "error: " << e.what() << "\n";
+    if (!sim::mpi_secondary_rank() || (!*sweep && started_by_sweep())) std::cerr << "error: " << e.what() << "\n";
     remove_created_empty_dirs();
     return 2;
   } catch (const fabric::FabricError& e) {

@@ -55,6 +55,18 @@ const std::string* override_of(const Document& d, const std::string& kp) {
   return nullptr;
 }
 
+}  // namespace
+
+std::string not_a_key_path(const YAML::Node& k) {
+  if (!k.IsScalar()) return k.IsNull() ? "a null key (~)" : k.IsSequence() ? "a list" : "a map";
+  const std::string& s = k.Scalar();
+  if (s.empty()) return "an empty key";
+  if (s.front() == '.' || s.back() == '.' || s.find("..") != std::string::npos)
+    return "'" + s + "' (an empty name between dots)";
+  return {};
+}
+
+namespace {
 // A key written without a value: the head of every such message, then what to give instead.
 std::string no_value(const char* instead) {
   return std::string("has no value (a key written with nothing after it, '~' or 'null'): ") + instead;
@@ -503,6 +515,11 @@ std::vector<std::string> Section::assignments(const std::string& key, std::vecto
   if (!n.IsDefined()) return out;
   if (!n.IsMap()) fail(key, "expected a map of key.path: value");
   for (auto it = n.begin(); it != n.end(); ++it) {
+    if (const std::string why = not_a_key_path(it->first); !why.empty())
+      throw ConfigError(
+          fmt::format("{}: key '{}': {} is not a key path (give key.path: value, e.g. "
+                      "link.window_high: 12)",
+                      where(doc_->file, it->first.Mark()), key_path(key), why));
     std::string v;
     if (it->second.IsScalar()) {
       v = it->second.Scalar();
@@ -607,17 +624,22 @@ void Section::finish() const {
     if (!used_.count(k)) {
       const std::string kp = key_path(k);
       // `~:` or `null:` (a null key) and `[a]:` / `{a: b}:` (a list or map as
-      // a key) name nothing this program reads; say which it is.
+      // a key) name nothing this program reads; say which it is, and where:
+      // inside a --set value that --set (its nodes carry no file position).
+      const std::string* set_by = nullptr;  // the --set whose value holds this map
+      for (const auto& [p, who] : doc_->overridden)
+        if (!path_.empty() && (path_ == p || (path_.size() > p.size() && path_.compare(0, p.size(), p) == 0 &&
+                                              (path_[p.size()] == '.' || path_[p.size()] == '['))))
+          set_by = &who;
+      const std::string at = set_by ? *set_by : where(doc_->file, it->first.Mark());
       if (!it->first.IsScalar())
-        throw ConfigError(fmt::format("{}: a {} used as a key{}: keys are names (unknown key)",
-                                      where(doc_->file, it->first.Mark()),
+        throw ConfigError(fmt::format("{}: a {} used as a key{}: keys are names (unknown key)", at,
                                       it->first.IsNull()       ? "null (~ or null)"
                                       : it->first.IsSequence() ? "list"
                                                                : "map",
                                       path_.empty() ? "" : fmt::format(" (under '{}')", path_)));
       if (k.empty())
-        throw ConfigError(fmt::format("{}: an empty key ('' or \"\"){}: keys are names (unknown key)",
-                                      where(doc_->file, it->first.Mark()),
+        throw ConfigError(fmt::format("{}: an empty key ('' or \"\"){}: keys are names (unknown key)", at,
                                       path_.empty() ? "" : fmt::format(" (under '{}')", path_)));
       if (const std::string* who = override_of(*doc_, kp))
         throw ConfigError(fmt::format("{}: unknown key '{}'", *who, kp));

@@ -65,6 +65,10 @@ inline constexpr const char* kAbsentFile = "absent";
 /// unless it was read before.
 void record_file_absent(const std::string& path);
 
+/// Why a map key cannot be a key path ("a null key (~)", "an empty key",
+/// "'a..b' (an empty name between dots)", "a list", "a map"); "" if it can.
+std::string not_a_key_path(const YAML::Node& key);
+
 /// Apply "key.path=value" overrides (from --set). The value is parsed as a
 /// YAML scalar, list or map. A path step may address an existing list item the
 /// way error messages name it: `links[0].a`, `workload.group[2]`. Throws

@@ -36,6 +36,16 @@ void write_atomic(const fs::path& p, const std::string& content) {
   }
 }
 
+std::string dangling_symlink_on(const fs::path& dir) {
+  std::error_code ec;
+  for (fs::path p = fs::absolute(dir, ec).lexically_normal(); !p.empty(); p = p.parent_path()) {
+    if (fs::is_symlink(fs::symlink_status(p, ec)) && !fs::exists(fs::status(p, ec)))
+      return p.string() + " -> " + fs::read_symlink(p, ec).string();
+    if (fs::exists(fs::symlink_status(p, ec)) || p == p.parent_path()) break;  // the rest exists
+  }
+  return {};
+}
+
 bool read_file(const fs::path& p, std::string& out) {
   std::ifstream f(p, std::ios::binary);
   if (!f) return false;

@@ -374,6 +374,11 @@ Grid study_grid(const config::Document& doc, config::Section& s, const std::stri
     if (!g.IsMap()) s.fail("grid", "expected a map of key.path: [values]");
     if (g.size() == 0) s.fail("grid", "the map is empty: give at least one key.path: [values], or leave `grid` out");
     for (auto it = g.begin(); it != g.end(); ++it) {
+      if (const std::string why = config::not_a_key_path(it->first); !why.empty())
+        throw config::ConfigError(
+            fmt::format("{}:{}:{}: key 'study.grid': {} is not a key path (give key.path: "
+                        "[values])",
+                        doc.file, it->first.Mark().line + 1, it->first.Mark().column + 1, why));
       std::vector<std::string> vals;
       std::map<std::string, std::size_t> seen;  // value's identity -> item (a long list stays O(n log n))
       if (!it->second.IsSequence() || it->second.size() == 0)
@@ -706,9 +711,14 @@ void require_writable_dir(const fs::path& dir, const std::string& what) {
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
     throw config::ConfigError(fmt::format("{} '{}': exists and is not a folder", what, dir.string()));
+  if (const std::string l = report::dangling_symlink_on(dir); !l.empty())
+    throw config::ConfigError(
+        fmt::format("{} '{}': the path runs through a symbolic link to nothing ({}): create "
+                    "its target or name another folder",
+                    what, dir.string(), l));
   std::vector<fs::path> missing;  // deepest first: removed again if the creation fails part of the way
-  for (fs::path p = fs::absolute(dir, ec).lexically_normal(); !p.empty() && !fs::exists(p, ec) && p != p.parent_path();
-       p = p.parent_path())
+  for (fs::path p = fs::absolute(dir, ec).lexically_normal();
+       !p.empty() && !fs::exists(fs::symlink_status(p, ec)) && p != p.parent_path(); p = p.parent_path())
     missing.push_back(p);
   fs::create_directories(dir, ec);
   if (ec) {
@@ -762,7 +772,14 @@ void lock_sweep_out(const fs::path& out, bool shared) {
   static bool held = false;  // a second flock of this process would meet its own
   if (held) return;
   const int fd = ::open(out.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;  // require_writable_dir has vouched for the folder
+  if (fd < 0) {  // require_writable_dir has vouched for the folder: it is there and writable
+    if (errno == EACCES)
+      throw config::ConfigError(
+          fmt::format("--out '{}': the folder cannot be locked against a second sweep (no "
+                      "read permission on it): chmod u+r it",
+                      out.string()));
+    return;
+  }
   if (::flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) == 0) {
     held = true;  // until exit
     return;
