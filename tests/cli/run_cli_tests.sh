@@ -957,9 +957,9 @@ t_interrupt_run() {
 t_mpi_sweep() {
   local out="$RES/mpi"
   # A point's `fabricsim run` started by a worker rank inherits the MPI
-  # environment (and the sweep's marker) and must still explain bad input in
+  # environment (and the sweep's marker: its parent's pid) and must still explain bad input in
   # its run.log.
-  (cd "$WORK" && OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=3 FABRICSIM_SWEEP_POINT=1 exec "$BIN" run "$TOPO" --set link.bogus=1 --out "$RES/mpi-bad") >"$OUT" 2>"$ERR"
+  (cd "$WORK" && OMPI_COMM_WORLD_RANK=1 OMPI_COMM_WORLD_SIZE=3 FABRICSIM_SWEEP_POINT=$$ exec "$BIN" run "$TOPO" --set link.bogus=1 --out "$RES/mpi-bad") >"$OUT" 2>"$ERR"
   rc=$?
   expect_bad_input "$RES/mpi-bad" "--set link.bogus"
   # `mpirun -np 3 fabricsim run` itself would run one simulation three
@@ -2531,6 +2531,39 @@ t_errors_name_the_cause() {
   expect_bad_input "$RES/fis" "variant-xml.yaml:29:" "key 'study.variants[4].fabric': not a fabric file:" "an XML file"
 }
 check "errors name the cause: a --set of a list item, a study or XML file as a study's fabric" t_errors_name_the_cause
+
+# From the second break-it pass: a dangling symlink as --out is refused and
+# kept; key paths that are no key paths in a study; a null key inside a --set
+# value blamed on the --set; CR-only and stray text in schedules; a run whose
+# sweep marker names a dead process stops saying so.
+t_second_pass_findings() {
+  ln -s "$TMP/nowhere" "$TMP/dang"
+  fs sweep "$ROOT/topologies/studies/link-protocols-quick.yaml" --out "$TMP/dang"
+  [[ $rc -eq 2 && -L $TMP/dang ]] || note "sweep --out dangling link: exit $rc, or the link was removed"
+  grep -qF "symbolic link to nothing" "$ERR" || { note "sweep --out dangling link: no reason"; show_output; }
+  fs run "$ROOT/topologies/ring8.yaml" --out "$TMP/dang/sub"
+  [[ $rc -eq 2 && -L $TMP/dang ]] || note "run --out through a dangling link: exit $rc"
+  printf 'study:\n  name: t\n  fabric: %s\n  policies: [preface]\n  seeds: {first: 1, count: 1}\n  set: {~: 1}\n' \
+    "$ROOT/topologies/ring8.yaml" >"$FX/nullset.yaml"
+  fs sweep "$FX/nullset.yaml" --out "$RES/nullset"
+  expect_bad_input "$RES/nullset" "nullset.yaml:6:9: key 'study.set': a null key (~) is not a key path"
+  fs check "$ROOT/topologies/ring8.yaml" --set 'workload={"": 1}'
+  expect_bad_input "$RES/none" "--set workload: an empty key"
+  local sched=(--set workload.algorithm=schedule)
+  tr '\n' '\r' <"$ROOT/topologies/schedules/ring-allreduce-8.xml" >"$FX/cr-sched.xml"
+  fs check "$ROOT/topologies/ring8.yaml" "${sched[@]}" --set "workload.schedule=$FX/cr-sched.xml"
+  expect_bad_input "$RES/none" "cr-sched.xml:1:" "carriage return (CR) without a line feed"
+  sed 's|</algo>|</algo>trailing|' "$ROOT/topologies/schedules/ring-allreduce-8.xml" >"$FX/trail.xml"
+  fs check "$ROOT/topologies/ring8.yaml" "${sched[@]}" --set "workload.schedule=$FX/trail.xml"
+  expect_bad_input "$RES/none" "trail.xml:" "text outside the <algo> element"
+  (cd "$WORK" && FABRICSIM_SWEEP_POINT=999999999 exec "$BIN" run "$TOPO" --quiet --out "$RES/orphan") >"$OUT" 2>"$ERR"
+  rc=$?
+  [[ $rc -eq 3 && ! -e $RES/orphan ]] || note "a dead sweep's marker: exit $rc, expected 3 and nothing written"
+  grep -qF "the sweep that started this run has ended" "$ERR" || { note "a dead sweep's marker: no reason"; show_output; }
+  (cd "$WORK" && FABRICSIM_SWEEP_POINT=garbage exec "$BIN" run "$TOPO" --quiet --out "$RES/garbage") >"$OUT" 2>"$ERR"
+  [[ $? -eq 0 ]] || { note "a garbage marker: the run did not run"; show_output; }
+}
+check "second pass: dangling --out link kept, study key paths, null key in a --set value, CR and stray text in schedules, a dead sweep's marker" t_second_pass_findings
 
 echo "$passed passed, $failed failed"
 ((failed == 0))
