@@ -122,7 +122,7 @@ void study_name_and_fabric(config::Section& s, const std::string& path, Study& s
     const auto fdoc = config::load_document(st.fabric);
     st.fabric_kind = fabric::fabric_kind(fdoc);
   } catch (const config::ConfigError& e) {
-    s.fail("fabric", fmt::format("not a fabric file: {}", e.what()));
+    s.fail("fabric", fmt::format("in the file it names: {}", e.what()));
   }
 }
 
@@ -242,7 +242,7 @@ const RunKind& variant_fabric_and_policies(config::Section& v, const std::string
     try {
       sv.fabric_kind = fabric::fabric_kind(config::load_document(sv.fabric));
     } catch (const config::ConfigError& e) {
-      v.fail("fabric", fmt::format("not a fabric file: {}", e.what()));
+      v.fail("fabric", fmt::format("in the file it names: {}", e.what()));
     }
     vkind = &run_kind(sv.fabric_kind);
     if (!st.explicit_columns && vkind != &kind) {

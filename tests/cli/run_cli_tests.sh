@@ -2523,12 +2523,12 @@ t_errors_name_the_cause() {
   local st="$ROOT/topologies/studies/link-protocols-quick.yaml"
   sed "s|fabric: ../link-protocols-ualink.yaml|fabric: $st|" "$st" >"$FX/fabric-is-study.yaml"
   fs sweep "$FX/fabric-is-study.yaml" --out "$RES/fis"
-  expect_bad_input "$RES/fis" "fabric-is-study.yaml:19:" "key 'study.fabric': not a fabric file:" "this file is a study"
+  expect_bad_input "$RES/fis" "fabric-is-study.yaml:19:" "key 'study.fabric': in the file it names:" "this file is a study"
   sed -e "s|\.\./link-protocols-|$ROOT/topologies/link-protocols-|" \
     -e "0,/fabric: [^,]*link-protocols-rifl.yaml/s||fabric: $ROOT/topologies/schedules/ring-allreduce-8.xml|" "$st" \
     >"$FX/variant-xml.yaml"
   fs sweep "$FX/variant-xml.yaml" --out "$RES/fis"
-  expect_bad_input "$RES/fis" "variant-xml.yaml:29:" "key 'study.variants[4].fabric': not a fabric file:" "an XML file"
+  expect_bad_input "$RES/fis" "variant-xml.yaml:29:" "key 'study.variants[4].fabric': in the file it names:" "an XML file"
 }
 check "errors name the cause: a --set of a list item, a study or XML file as a study's fabric" t_errors_name_the_cause
 
