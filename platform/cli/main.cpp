@@ -306,15 +306,16 @@ void write_trace(const fs::path& out, report::TraceWriter& tw, bool quiet, const
 }
 
 // Where `check` writes DOT: --dot FILE, else DIR/<name>.dot if --dot names an
-// existing folder, else out/<name>.dot, with a file-name-safe name (the
-// default file stays inside out/).
+// existing folder or ends with '/' (a folder to create), else out/<name>.dot,
+// with a file-name-safe name (the default file stays inside out/).
 std::string dot_path(const std::string& name, const std::string& dot_opt) {
   std::string safe = name;
   for (char& ch : safe)
     if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.')) ch = '_';
   if (safe.empty() || safe[0] == '.') safe = "_" + safe;
   std::error_code ec;
-  if (!dot_opt.empty() && !fs::is_directory(dot_opt, ec)) return dot_opt;
+  const bool names_folder = !dot_opt.empty() && (dot_opt.back() == '/' || fs::is_directory(dot_opt, ec));
+  if (!dot_opt.empty() && !names_folder) return dot_opt;
   return ((dot_opt.empty() ? fs::path("out") : fs::path(dot_opt)) / (safe + ".dot")).string();
 }
 

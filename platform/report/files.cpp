@@ -12,6 +12,9 @@ namespace fs = std::filesystem;
 
 void write_atomic(const fs::path& p, const std::string& content) {
   std::error_code ec;
+  // A path that names a folder (it ends with '/') is refused before any
+  // folder on it is created.
+  if (!p.empty() && !p.has_filename()) throw std::runtime_error("cannot write " + p.string() + ": it names a folder");
   const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
   fs::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create the folder " + dir.string() + ": " + ec.message());

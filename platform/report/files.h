@@ -8,7 +8,8 @@ namespace fabricsim::report {
 
 /// Write `content` to `path` atomically, creating parent directories.
 /// Throws std::runtime_error if the file cannot be written (also when `path`
-/// is a folder); FILE.tmp is removed on any failure.
+/// is a folder or ends with '/', then before creating anything); FILE.tmp is
+/// removed on any failure.
 void write_atomic(const std::filesystem::path& path, const std::string& content);
 
 /// An output folder's path that runs through a symbolic link to nothing

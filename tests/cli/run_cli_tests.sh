@@ -659,6 +659,9 @@ t_check_dot_dir() {
   [[ $rc -eq 0 ]] || { note "check --dot DIR: exit $rc"; show_output; }
   [[ ! -e $RES/dotdir.tmp ]] || note "check --dot DIR left DIR.tmp"
   [[ -s $RES/dotdir/tiny.dot ]] || note "check --dot DIR did not write DIR/tiny.dot"
+  # --dot DIR/ (a folder that does not exist yet) is a folder: created, DIR/tiny.dot written.
+  fs check "$FX/dotdir.yaml" --dot "$RES/newdot/sub/"
+  [[ $rc -eq 0 && -s $RES/newdot/sub/tiny.dot ]] || note "check --dot NEWDIR/: exit $rc, no NEWDIR/tiny.dot"
   # A default DOT path that cannot be written says why and does not blame --dot.
   (cd "$WORK" && exec "$BIN" check "$ROOT/topologies/ring8.yaml" --set "fabric.name=$(printf 'x%.0s' {1..300})") >"$OUT" 2>"$ERR"
   rc=$?
@@ -1346,7 +1349,7 @@ EOF2
 }
 check "a grid value out of range: exit 2 naming the study file's line of the value" t_grid_value_line
 check "a text column (algorithm; a RIFL run's ber, mtbf_years) as a study metric: exit 2 before any point runs" t_text_metric
-check "check --dot DIR writes DIR/NAME.dot and leaves no DIR.tmp; an unwritable default DOT path says why" t_check_dot_dir
+check "check --dot DIR (or a new DIR/) writes DIR/NAME.dot and leaves no DIR.tmp; an unwritable default DOT path says why" t_check_dot_dir
 check "run --set k=v FABRIC.yaml: the fabric is not taken as another --set" t_set_before_fabric
 check "--seed / --policy together with a --set of the same key: exit 2" t_seed_policy_conflicts
 check "a study's set of run.seed: exit 2 pointing to seeds" t_study_sets_seed

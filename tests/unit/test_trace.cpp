@@ -4,8 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+
+#include "platform/report/files.h"
 #include "platform/report/json_text.h"
 #include "platform/report/trace.h"
+#include "temp_dir.h"
 
 namespace {
 
@@ -53,6 +57,21 @@ TEST(TraceWriter, EmptyTraceIsAnEmptyEventList) {
   EXPECT_EQ(w.json(),
             "{\"traceEvents\":[],\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"fabricsim\","
             "\"dropped_events\":0}}\n");
+}
+
+// write_atomic: a path that names a folder (trailing '/') is refused before
+// any folder on it is created; a plain path creates its parents.
+TEST(WriteAtomic, PathEndingInSlashCreatesNothing) {
+  namespace fs = std::filesystem;
+  fabricsim::testing::TempDir tmp("files");
+  const fs::path dir = fs::path(tmp.write("x", "")).parent_path();
+  EXPECT_THROW(fabricsim::report::write_atomic(dir / "new" / "sub" / "", "x"), std::runtime_error);
+  EXPECT_FALSE(fs::exists(dir / "new"));
+  fabricsim::report::write_atomic(dir / "new" / "f.txt", "abc");
+  std::string got;
+  ASSERT_TRUE(fabricsim::report::read_file(dir / "new" / "f.txt", got));
+  EXPECT_EQ(got, "abc");
+  EXPECT_THROW(fabricsim::report::write_atomic(dir / "new", "x"), std::runtime_error);  // a folder
 }
 
 }  // namespace
