@@ -1,5 +1,6 @@
 #include "models/fabric/core/fabric_engine.h"
 
+#include <cassert>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -183,14 +184,29 @@ std::uint64_t FabricEngine::post(int src, int dst, std::uint64_t bytes, ps_t t, 
 
 void FabricEngine::offer(std::size_t d, ps_t t, const FlitTag& tag) {
   Direction& dir = dirs_[d];
-  if (dir.eng) [[likely]] {
+  if (dir.eng && d != stepping_) [[likely]] {
+    // An offer adds one event, the arrival at t (>= now), and changes no
+    // other (LinkEngine::offer, next_event_time): the engine's next event
+    // becomes min(its next event, t), and the key of a direction that is
+    // not being stepped is its next event (at now at least), so the key
+    // becomes min(key, t). The engine itself is not touched (on a large
+    // fabric the switch's output direction is out of the caches): the
+    // arrival waits in the tags until hand_over(). The direction being
+    // stepped has no key yet (run() keys it after its steps) and its engine
+    // is in use: it takes the general path.
+    dir.tags.push_back({tag, t});
+    schedule_at(d, t);
+    return;
+  }
+  if (dir.eng) {
+    hand_over(dir);
     dir.eng->offer(t);
   } else {
     dir.rifl->link->offer(dir.rifl->side, t);
     const std::uint64_t q = dir.rifl->link->waiting(dir.rifl->side);
     if (q > dir.max_queue) dir.max_queue = q;
   }
-  dir.tags.push_back(tag);
+  dir.tags.push_back({tag, t});
   schedule(d);
 }
 
@@ -211,7 +227,7 @@ void FabricEngine::schedule_at(std::size_t d, ps_t next) {
 
 void FabricEngine::on_delivery(std::size_t d, ps_t t) {
   Direction& dir = dirs_[d];
-  const FlitTag tag = dir.tags.front();
+  const FlitTag tag = dir.tags.front().tag;
   dir.tags.pop_front();
   if (dir.to_component) {
     dir.to_component->receive(dir.to_port, t, tag);
@@ -277,7 +293,15 @@ ps_t FabricEngine::run(ps_t limit, std::vector<Completion>& out) {
     // Step this direction for as long as its next event is no later than every
     // other direction's (the global order is kept; one heap update per run).
     link::LinkEngine& eng = *ep;
+#ifndef NDEBUG
+    const ps_t now_before = now_;
+#endif
+    hand_over(dir);
+    // Its key was its next event at the time it was keyed (now at least),
+    // the offers since included.
+    assert(std::max(eng.next_event_time(), now_before) == t);
     ps_t te = t;
+    stepping_ = d;
     do {
       now_ = te;
       if (horizon_ < te) horizon_ = te;
@@ -292,6 +316,7 @@ ps_t FabricEngine::run(ps_t limit, std::vector<Completion>& out) {
       }
       te = eng.next_event_time();
     } while (te < limit && te < next_event_time());
+    stepping_ = static_cast<std::size_t>(-1);
     if (next_eng) next_eng->prefetch_queues();
     schedule_at(d, te);
   }
@@ -346,6 +371,7 @@ rifl::FabricRiflLink* FabricEngine::rifl_link(std::size_t d) {
 
 DirectionStats FabricEngine::direction_stats(std::size_t d) const {
   const Direction& dir = dirs_[d];
+  if (dir.eng) hand_over(dir);
   const std::uint64_t max_input = dir.to_component ? dir.to_component->max_input_flits(dir.to_port) : dir.max_relay;
   if (dir.eng)
     return {nodes_[dir.from].name,     nodes_[dir.to].name, dir.from_port, &dir.eng->stats(),
@@ -379,6 +405,7 @@ DirectionStats FabricEngine::direction_stats(std::size_t d) const {
 }
 
 std::string FabricEngine::direction_diagnosis(const Direction& dir) const {
+  if (dir.eng) hand_over(dir);
   return dir.eng ? dir.eng->diagnosis() : dir.rifl->link->diagnosis();
 }
 

@@ -156,6 +156,11 @@ class FabricEngine : public TimingCore {
     std::size_t owner = 0;
     mutable link::LinkStats stats;  // links.csv view, filled by direction_stats()
   };
+  /// A flit offered to a direction: its tag and (UALink) its arrival time.
+  struct Offered {
+    FlitTag tag;
+    ps_t arrival = 0;
+  };
   // One link direction. The first cache line holds everything an event,
   // an offer or a delivery reads; the rest is for statistics, diagnoses and
   // RIFL links.
@@ -163,7 +168,7 @@ class FabricEngine : public TimingCore {
     std::unique_ptr<link::LinkEngine> eng;          // UALink (nullptr: RIFL, see rifl)
     ps_t scheduled = link::kNever;                  // key of its live entry in heap_ (kNever: none)
     common::FlitComponent* to_component = nullptr;  // receives the delivered flits (nullptr: accelerator)
-    link::RingQueue<FlitTag> tags;                  // tags of offered, undelivered flits, in seq order
+    link::RingQueue<Offered> tags;                  // offered, undelivered flits, in seq order
     ps_t credit_delay = 0;
     std::uint32_t to_port = 0;
     int to_rank = -1;  // rank of the accelerator at the far end (-1: a component)
@@ -200,10 +205,21 @@ class FabricEngine : public TimingCore {
   void offer(std::size_t dir, ps_t t, const FlitTag& tag);
   void schedule(std::size_t d) {
     const Direction& dir = dirs_[d];
-    if (dir.eng) [[likely]]
+    if (dir.eng) [[likely]] {
+      hand_over(dir);
       schedule_at(d, dir.eng->next_event_time());
-    else
+    } else {
       schedule_rifl(d);
+    }
+  }
+  /// Offers to a UALink direction that is not being stepped are kept in its
+  /// tags (with their arrival times) and handed to its engine, in order, the
+  /// next time anything reads the engine: tags beyond the engine's offered -
+  /// delivered count. Changes no result (LinkEngine::offer only queues the
+  /// arrival; the direction's key already covers it).
+  void hand_over(const Direction& dir) const {
+    link::LinkEngine& e = *dir.eng;
+    for (std::size_t i = e.offered() - e.delivered(); i < dir.tags.size(); ++i) e.offer(dir.tags.at(i).arrival);
   }
   void schedule_rifl(std::size_t d);  // a RIFL link is keyed on its a->b direction
   void schedule_at(std::size_t dir, ps_t next);
@@ -238,6 +254,7 @@ class FabricEngine : public TimingCore {
   RadixHeap heap_;  // (next event time, direction); stale entries skipped (Direction::scheduled)
   ps_t horizon_ = 0;
   ps_t now_ = 0;
+  std::size_t stepping_ = static_cast<std::size_t>(-1);  // the UALink direction run() is stepping (none: -1)
   std::vector<Completion>* sink_ = nullptr;
   int failed_dir_ = -1;
   int stalled_dir_ = -1;  // a RIFL link that can make no progress
