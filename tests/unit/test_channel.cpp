@@ -6,6 +6,7 @@
 
 #include "models/link/core/ge_channel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -112,6 +113,25 @@ TEST(GilbertElliott, OrderOfQueriesDoesNotMatter) {
   for (std::uint64_t i = 5001; i-- > 0;) ASSERT_TRUE(same(draws_only.draw(i, i % 4), draws[i])) << i;
   EXPECT_EQ(in_order.steps_generated(), 5001u);
   EXPECT_EQ(jump_first.steps_generated(), 5001u);
+}
+
+// The state bits of a word being filled are kept apart and stored when the
+// word is complete: every older step reads back its own state across the
+// word boundaries (the chain generated exactly to a multiple of 64 and one past it).
+TEST(GilbertElliott, OldStepsReadBackAcrossWordBoundaries) {
+  GeParams p = noisy();
+  p.a = 0.3;
+  p.b = 0.3;  // many transitions
+  GilbertElliott newest(p, 7, 1);
+  std::vector<bool> ref;
+  for (std::uint64_t i = 0; i < 200; ++i) ref.push_back(newest.state_bad(i));  // always the newest step
+  ASSERT_GT(std::count(ref.begin(), ref.end(), true), 40);
+  ASSERT_GT(std::count(ref.begin(), ref.end(), false), 40);
+  for (const std::uint64_t end : {63u, 64u, 65u, 127u, 128u, 129u, 199u}) {
+    GilbertElliott ch(p, 7, 1);
+    ch.state_bad(end - 1);  // generates steps 0 .. end - 1
+    for (std::uint64_t i = 0; i < end; ++i) ASSERT_EQ(ch.state_bad(i), ref[i]) << "end " << end << " step " << i;
+  }
 }
 
 TEST(GilbertElliott, DifferentLinkIdOrSeedGivesDifferentStream) {

@@ -37,17 +37,21 @@ void GilbertElliott::extend_to(std::uint64_t step) {
       bad = u < p_.a;
       (bad ? n_gb_ : n_gg_)++;
     }
-    if ((i >> 6) >= bits_.size()) bits_.push_back(0);
-    if (bad) bits_[i >> 6] |= (1ULL << (i & 63));
+    if (bad) tail_word_ |= 1ULL << (i & 63);
     last_bad_ = bad;
     ++generated_;
+    if ((generated_ & 63) == 0) {
+      bits_.push_back(tail_word_);
+      tail_word_ = 0;
+    }
   }
 }
 
 bool GilbertElliott::state_bad(std::uint64_t step) {
   extend_to(step);
   if (step + 1 == generated_) return last_bad_;  // the newest step (a first attempt): no read of bits_
-  return (bits_[step >> 6] >> (step & 63)) & 1ULL;
+  const std::uint64_t word = (step >> 6) == (generated_ >> 6) ? tail_word_ : bits_[step >> 6];
+  return (word >> (step & 63)) & 1ULL;
 }
 
 ChannelDraw GilbertElliott::draw(std::uint64_t step, std::uint64_t attempt) {

@@ -64,8 +64,13 @@ class GilbertElliott {
   std::uint64_t cached_step_ = ~0ULL, cached_key_ = 0;  // key_index of the last step hashed
   std::uint64_t stream_key_;  // key_stream(seed, link_id): the first two rounds of every key_hash
   bool last_bad_ = false;     // state of step generated_ - 1
+  // State bits of the steps of the word being filled (64 (generated_ / 64)
+  // .. generated_ - 1): kept here and stored into bits_ when complete, so a
+  // first attempt does not touch bits_ (a fabric's channels are out of the
+  // caches between two of their draws).
+  std::uint64_t tail_word_ = 0;
   GeParams p_;
-  std::vector<std::uint64_t> bits_;  // state bit per step
+  std::vector<std::uint64_t> bits_;  // state bit per step, complete words
   std::uint64_t n_gg_ = 0, n_gb_ = 0, n_bg_ = 0, n_bb_ = 0;
   std::uint64_t seed_;
   std::uint64_t link_id_;
