@@ -186,6 +186,8 @@ TEST(UalinkSwitch, StatisticsByName) {
   EXPECT_EQ(f.sw.max_input_flits(1), 2u);
   EXPECT_EQ(f.sw.max_input_flits(2), 1u);
   EXPECT_EQ(f.sw.max_input_flits(0), 0u);
+  EXPECT_EQ(f.sw.max_input_flits(3), 1u);  // crossed at once: it counts as one flit held, as if buffered
+  EXPECT_EQ(f.sw.input_flits(3), 0u);
 }
 
 TEST(UalinkSwitch, DumpNamesTheBlockedInputs) {

@@ -21,6 +21,26 @@ void UalinkSwitch::set_route(int dst_rank, std::uint32_t port) {
 
 void UalinkSwitch::receive(std::uint32_t in, ps_t t, const common::FlitTag& tag) {
   InputPort& ip = inputs_[in];
+  if (ip.buffer.empty() && ip.blocked_on == kNoPort && links_) {
+    // The common case: the flit would enter an empty buffer and, its output
+    // having room, cross the crossbar at once (forward). It does so without
+    // passing through the buffer's slots (on a large fabric they are out of
+    // the caches); the counters are those of the buffered path.
+    const std::uint32_t o = route(tag.dst_rank);
+    if (o != kNoPort && has_room(outputs_[o])) {
+      ++stats_.received_flits;
+      if (ip.max_flits == 0) {
+        ip.max_flits = 1;
+        if (stats_.max_input_buffer_flits == 0) stats_.max_input_buffer_flits = 1;
+      }
+      OutputPort& op = outputs_[o];
+      links_->return_credit(in, t);
+      if (++op.queued > stats_.max_output_queue_flits) stats_.max_output_queue_flits = op.queued;
+      ++stats_.forwarded_flits;
+      links_->send(o, t + p_.crossbar_latency_ps, tag);
+      return;
+    }
+  }
   ip.buffer.push_back(tag);
   ++stats_.received_flits;
   if (ip.buffer.size() > ip.max_flits) {
