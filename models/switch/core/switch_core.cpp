@@ -21,6 +21,7 @@ void UalinkSwitch::set_route(int dst_rank, std::uint32_t port) {
 
 void UalinkSwitch::receive(std::uint32_t in, ps_t t, const common::FlitTag& tag) {
   InputPort& ip = inputs_[in];
+  ++stats_.received_flits;
   if (ip.buffer.empty() && ip.blocked_on == kNoPort && links_) {
     // The common case: the flit would enter an empty buffer and, its output
     // having room, cross the crossbar at once (forward). It does so without
@@ -28,26 +29,28 @@ void UalinkSwitch::receive(std::uint32_t in, ps_t t, const common::FlitTag& tag)
     // the caches); the counters are those of the buffered path.
     const std::uint32_t o = route(tag.dst_rank);
     if (o != kNoPort && has_room(outputs_[o])) {
-      ++stats_.received_flits;
-      if (ip.max_flits == 0) {
-        ip.max_flits = 1;
-        if (stats_.max_input_buffer_flits == 0) stats_.max_input_buffer_flits = 1;
-      }
-      OutputPort& op = outputs_[o];
-      links_->return_credit(in, t);
-      if (++op.queued > stats_.max_output_queue_flits) stats_.max_output_queue_flits = op.queued;
-      ++stats_.forwarded_flits;
-      links_->send(o, t + p_.crossbar_latency_ps, tag);
+      note_held(ip, 1);
+      cross(in, o, t, tag);
       return;
     }
   }
   ip.buffer.push_back(tag);
-  ++stats_.received_flits;
-  if (ip.buffer.size() > ip.max_flits) {
-    ip.max_flits = ip.buffer.size();
-    if (ip.max_flits > stats_.max_input_buffer_flits) stats_.max_input_buffer_flits = ip.max_flits;
-  }
+  note_held(ip, ip.buffer.size());
   if (ip.blocked_on == kNoPort) forward(in, t);
+}
+
+void UalinkSwitch::note_held(InputPort& ip, std::uint64_t flits) {
+  if (flits <= ip.max_flits) return;
+  ip.max_flits = flits;
+  if (flits > stats_.max_input_buffer_flits) stats_.max_input_buffer_flits = flits;
+}
+
+void UalinkSwitch::cross(std::uint32_t in, std::uint32_t o, ps_t t, const common::FlitTag& tag) {
+  OutputPort& op = outputs_[o];
+  links_->return_credit(in, t);
+  if (++op.queued > stats_.max_output_queue_flits) stats_.max_output_queue_flits = op.queued;
+  ++stats_.forwarded_flits;
+  links_->send(o, t + p_.crossbar_latency_ps, tag);
 }
 
 // Move head-of-line flits of input `in` through the crossbar while their
@@ -70,10 +73,7 @@ void UalinkSwitch::forward(std::uint32_t in, ps_t t) {
       return;
     }
     ip.buffer.pop_front();
-    links_->return_credit(in, t);
-    if (++op.queued > stats_.max_output_queue_flits) stats_.max_output_queue_flits = op.queued;
-    ++stats_.forwarded_flits;
-    links_->send(o, t + p_.crossbar_latency_ps, tag);
+    cross(in, o, t, tag);
   }
 }
 

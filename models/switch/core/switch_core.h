@@ -109,6 +109,11 @@ class UalinkSwitch : public common::FlitComponent, public common::StatsSource {
   };
   bool has_room(const OutputPort& o) const { return p_.output_queue_flits == 0 || o.queued < p_.output_queue_flits; }
   void forward(std::uint32_t in, ps_t t);
+  // Input port `ip` held `flits` at once: its and the switch's maxima.
+  void note_held(InputPort& ip, std::uint64_t flits);
+  // The flit from input `in` crosses to output `o` at t: its credit goes
+  // back upstream, it enters o's queue crossbar_latency_ps later.
+  void cross(std::uint32_t in, std::uint32_t o, ps_t t, const common::FlitTag& tag);
 
   std::string name_;
   SwitchParams p_;
