@@ -20,7 +20,11 @@ class RadixHeap {
   /// Push (key, value); key must be >= the last popped key (std::logic_error otherwise).
   void push(std::uint64_t key, std::size_t value) {
     if (key < last_) throw std::logic_error("RadixHeap: key below the last popped key");
-    buckets_[index(key)].push_back({key, value});
+    // Two 8-byte stores in place: push_back({key, value}) built the pair on
+    // the stack and reloaded it as one 16-byte load, which cannot forward
+    // from two stores and waits for the store buffer to drain, including a
+    // caller's store to a direction line that missed the caches.
+    buckets_[index(key)].emplace_back(key, value);
     ++size_;
     if (min_ != kUnknown && key < min_) {
       min_ = key;
