@@ -9,7 +9,8 @@
 # --full adds frank2-transports (about 25 min on 2 cores). STUDIES="a b" and
 # FABRICS="x y" (names under topologies/studies and topologies) pick a subset
 # (frank2-selection alone takes about 55 min on 2 cores). Tables compared:
-# every study's results.csv, every fabric's collectives.csv and links.csv.
+# every study's results.csv and summary.json, every fabric's collectives.csv and
+# links.csv.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -28,7 +29,7 @@ if [ "${1:-}" = "--compare" ]; then
     elif cmp -s "$f" "$b/$rel"; then echo "same    $rel"
     elif cmp -s <(strip_run_id "$f") <(strip_run_id "$b/$rel"); then echo "same    $rel (but the run_id column)"
     else echo "DIFFER  $rel"; rc=1; fi
-  done < <(find "$a" \( -name results.csv -o -name collectives.csv -o -name links.csv \) -not -path '*/points/*' | sort)
+  done < <(find "$a" \( -name results.csv -o -name summary.json -o -name collectives.csv -o -name links.csv \) -not -path '*/points/*' | sort)
   exit $rc
 fi
 

@@ -1306,7 +1306,7 @@ int read_results(const Study& st, const std::vector<Point>& points, std::vector<
 // non-metric values) leave two points of different variants, or of
 // different seeds, looking alike, a leading variant / seed column is added.
 void leading_columns(const Study& st, const std::vector<Point>& points, const std::vector<nlohmann::json>& results,
-                     bool& variant_col, bool& seed_col) {
+                     bool& variant_col, bool& seed_col, std::set<std::string>& per_seed) {
   const bool has_col_variant = std::find(st.columns.begin(), st.columns.end(), "variant") != st.columns.end();
   const bool has_col_seed = std::find(st.columns.begin(), st.columns.end(), "seed") != st.columns.end();
   variant_col = st.variants.size() > 1 && !st.explicit_columns && !has_col_variant;
@@ -1314,8 +1314,9 @@ void leading_columns(const Study& st, const std::vector<Point>& points, const st
   const std::vector<std::string> every = all_metrics(st);
   std::map<std::string, std::size_t> seen;  // non-metric values -> first point
   // A non-metric column whose value changes with the seed alone is a result,
-  // not an axis: its seeds fall into cells of their own (n = 1). Said once
-  // per column, and the rows get a seed column.
+  // not an axis: it does not split the point's cell (its per-seed values go
+  // to the cell's `per_seed` in summary.json). Said once per column, and the
+  // rows get a seed column.
   std::map<std::pair<std::size_t, std::string>, std::size_t> first_seed;  // (cell, policy) -> first point
   std::set<std::string> warned;
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -1325,6 +1326,8 @@ void leading_columns(const Study& st, const std::vector<Point>& points, const st
       if (c == "variant") {
         key += pt_variant_text(points[i]) + ",";
       } else if (std::find(every.begin(), every.end(), c) == every.end()) {
+// `per_seed` receives the non-metric columns whose value changes with the
+// seed alone: results, not axes (they do not split cells).
         const std::string v = cell_text(results[i].at("row").at(c));
         const bool differs = !first && c != "seed" && v != cell_text(results[fs->second].at("row").at(c));
         if (differs && !has_col_seed) seed_col = true;  // the rows are told apart by their seeds
@@ -1333,11 +1336,12 @@ void leading_columns(const Study& st, const std::vector<Point>& points, const st
           const bool text = results[i].at("row").at(c).is_string();
           std::cerr << fmt::format(
               "warning: column '{}' differs between seeds of one point ({}: seed {} has {}, seed {} has {}); it is "
-              "summarised as an axis, one cell per value{}\n",
+              "a result, not an axis: its per-seed values are in the rows and under each cell's `per_seed` in "
+              "summary.json{}\n",
               c, points[i].dir, points[fs->second].seed, cell_text(results[fs->second].at("row").at(c)),
               points[i].seed, v,
-              text ? " (it is text, so it cannot be a metric: its per-seed values are in the rows)"
-                   : ": list it under the study's `metrics` to summarise it over the seeds");
+              text ? " (it is text, so it cannot be a metric)"
+                   : "; list it under the study's `metrics` to summarise it over the seeds");
         }
         key += v + ",";
       }
@@ -1348,6 +1352,7 @@ void leading_columns(const Study& st, const std::vector<Point>& points, const st
       variant_col = true;
     else if (other.cell == points[i].cell && other.seed != points[i].seed && !has_col_seed)
       seed_col = true;
+        if (differs) per_seed.insert(c);
   }
 }
 
@@ -1378,9 +1383,10 @@ nlohmann::ordered_json channel_estimate(const Study& st, const Point& pt, const 
 
 // Point `pt`'s sample into its cell: one cell per study variant (declared x
 // grid) and value of the axis columns, so a grid key that is not a column
+  std::map<std::string, nlohmann::ordered_json> per_seed;    // cell key -> {column: [{policy, seed, value}]}
 // still separates cells.
 void add_to_cell(const Study& st, const Point& pt, const nlohmann::json& j, const std::vector<std::string>& axes,
-                 Cells& cells) {
+                 const std::set<std::string>& per_seed, Cells& cells) {
   const auto& row = j.at("row");
   nlohmann::ordered_json key;
   if (!pt.variant.empty()) key["variant"] = pt.variant;
@@ -1410,6 +1416,8 @@ void add_to_cell(const Study& st, const Point& pt, const nlohmann::json& j, cons
 // results.csv (one row per point, columns from result.json "row") and the cells.
 std::string results_csv(const Study& st, const std::vector<Point>& points, const std::vector<nlohmann::json>& results,
                          Cells& cells) {
+  for (const auto& c : per_seed)  // in column-name order: the key's order does not depend on the points'
+    cells.per_seed[k][c].push_back({{"policy", pt.policy}, {"seed", pt.seed}, {"value", row.at(c)}});
   const std::vector<std::string> every = all_metrics(st);
   std::vector<std::string> axes;
   for (const auto& c : st.columns)
@@ -1417,7 +1425,10 @@ std::string results_csv(const Study& st, const std::vector<Point>& points, const
         std::find(every.begin(), every.end(), c) == every.end())
       axes.push_back(c);  // protocol: the policy's stand-in (ualink-<policy>), not an axis
   bool variant_col = false, seed_col = false;
-  leading_columns(st, points, results, variant_col, seed_col);
+  std::set<std::string> per_seed;
+  leading_columns(st, points, results, variant_col, seed_col, per_seed);
+  axes.erase(std::remove_if(axes.begin(), axes.end(), [&](const std::string& a) { return per_seed.count(a) != 0; }),
+             axes.end());
   std::ostringstream csv;
   if (variant_col) csv << "variant,";
   if (seed_col) csv << "seed,";
@@ -1434,7 +1445,7 @@ std::string results_csv(const Study& st, const std::vector<Point>& points, const
           << (c == "variant" ? pt_variant_text(pt) : row.contains(c) ? cell_text(row.at(c)) : std::string());
     }
     csv << "\n";
-    add_to_cell(st, pt, results[pi], axes, cells);
+    add_to_cell(st, pt, results[pi], axes, per_seed, cells);
   }
   return csv.str();
 }
@@ -1468,6 +1479,7 @@ void summarize_cell(const Study& st, Cells& cells, const std::string& k, nlohman
     return;
   }
   auto s = stats::summarize(paired, metrics, policies);
+  if (cells.per_seed.count(k)) into["per_seed"] = cells.per_seed[k];
   into["groups"] = s["groups"];
   into["paired_deltas"] = s["paired_deltas"];
 }

@@ -2021,8 +2021,19 @@ EOF2
   [[ $(head -n 1 "$RES/sdax/results.csv") == seed,ber,goodput_gbps,bandwidth_ratio ]] ||
     note "header: $(head -n 1 "$RES/sdax/results.csv")"
   [[ $(cut -d, -f1 "$RES/sdax/results.csv" | tail -n +2 | tr '\n' ' ') == "1 2 " ]] || note "seed column: $(cat "$RES/sdax/results.csv")"
+  # A result, not an axis: one cell of both seeds, the per-seed values beside it.
+  python3 - "$RES/sdax/summary.json" "$RES/sdax/results.csv" <<'PY' || note "summary.json: $(head -c 600 "$RES/sdax/summary.json")"
+import csv, json, sys
+s = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert "cells" not in s and "goodput_gbps" not in s, "split into cells, or goodput_gbps kept as an axis"
+assert s["groups"]["none"]["n"] == 2, s["groups"]["none"]["n"]
+got = [(e["seed"], e["value"]) for e in s["per_seed"]["goodput_gbps"]]
+want = [(int(r["seed"]), float(r["goodput_gbps"])) for r in rows]
+assert [g[0] for g in got] == [w[0] for w in want] and all(abs(g[1] - w[1]) <= 1e-3 * abs(w[1]) for g, w in zip(got, want)), (got, want)
+PY
 }
-check "a listed column that changes with the seed: warning naming it, and a seed column" t_seed_dependent_axis_column
+check "a listed column that changes with the seed: warning naming it, a seed column, one cell with its per-seed values" t_seed_dependent_axis_column
 t_grid_duplicate_value() {
   cat >"$FX/gdup.yaml" <<EOF2
 study:
