@@ -766,8 +766,27 @@ void require_sweep_outputs_replaceable(const fs::path& out, const std::vector<Po
 // and points. The folder is locked for this process's life (flock on the
 // folder itself, so nothing is added to it): exclusively by a whole sweep,
 // --collect and MPI rank 0, shared by a --shard (the shares of a job array
-// run at once). A file system without flock (ENOLCK, some NFS) is not
-// locked. Throws ConfigError (exit 2) if another sweep holds it.
+// run at once). A share I/N also locks points/.share-I-of-N.lock
+// exclusively, so the same share started twice (a requeued array task while
+// the first still runs) is refused. A file system without flock (ENOLCK,
+// some NFS) is not locked. Throws ConfigError (exit 2) if another sweep
+// holds the folder or the share.
+void lock_share(const fs::path& out, unsigned index, unsigned count) {
+  std::error_code ec;
+  fs::create_directories(out / "points", ec);  // require_writable_dir has vouched for out
+  const fs::path f = out / "points" / fmt::format(".share-{}-of-{}.lock", index, count);
+  const int fd = ::open(f.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;                               // points/ not a folder: require_sweep_outputs_replaceable says so
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return;  // held until exit
+  const int err = errno;
+  ::close(fd);
+  if (err != EWOULDBLOCK) return;
+  throw config::ConfigError(
+      fmt::format("--out '{}': share {}/{} is already running there (another process holds {}); wait for it to end, or "
+                  "run another share",
+                  out.string(), index, count, f.string()));
+}
+
 void lock_sweep_out(const fs::path& out, bool shared) {
   static bool held = false;  // a second flock of this process would meet its own
   if (held) return;
@@ -1235,6 +1254,7 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
   if (!opt.collect || fs::exists(out, oe)) {
     require_writable_dir(out, "--out");
     lock_sweep_out(out, opt.shard_count != 0);
+    if (opt.shard_count && !opt.collect) lock_share(out, opt.shard_index, opt.shard_count);
     require_sweep_outputs_replaceable(out, points);
   }
   // A failed or interrupted sweep must leave no table that could be taken for
@@ -1305,6 +1325,8 @@ int read_results(const Study& st, const std::vector<Point>& points, std::vector<
 // results.csv always tells its points apart: if the listed columns (their
 // non-metric values) leave two points of different variants, or of
 // different seeds, looking alike, a leading variant / seed column is added.
+// `per_seed` receives the non-metric columns whose value changes with the
+// seed alone: results, not axes (they do not split cells).
 void leading_columns(const Study& st, const std::vector<Point>& points, const std::vector<nlohmann::json>& results,
                      bool& variant_col, bool& seed_col, std::set<std::string>& per_seed) {
   const bool has_col_variant = std::find(st.columns.begin(), st.columns.end(), "variant") != st.columns.end();
@@ -1326,11 +1348,10 @@ void leading_columns(const Study& st, const std::vector<Point>& points, const st
       if (c == "variant") {
         key += pt_variant_text(points[i]) + ",";
       } else if (std::find(every.begin(), every.end(), c) == every.end()) {
-// `per_seed` receives the non-metric columns whose value changes with the
-// seed alone: results, not axes (they do not split cells).
         const std::string v = cell_text(results[i].at("row").at(c));
         const bool differs = !first && c != "seed" && v != cell_text(results[fs->second].at("row").at(c));
         if (differs && !has_col_seed) seed_col = true;  // the rows are told apart by their seeds
+        if (differs) per_seed.insert(c);
         if (differs && warned.insert(c).second) {
           // A text column (mtbf_years: "inf", "n/a") cannot be a metric.
           const bool text = results[i].at("row").at(c).is_string();
@@ -1338,8 +1359,8 @@ void leading_columns(const Study& st, const std::vector<Point>& points, const st
               "warning: column '{}' differs between seeds of one point ({}: seed {} has {}, seed {} has {}); it is "
               "a result, not an axis: its per-seed values are in the rows and under each cell's `per_seed` in "
               "summary.json{}\n",
-              c, points[i].dir, points[fs->second].seed, cell_text(results[fs->second].at("row").at(c)),
-              points[i].seed, v,
+              c, points[i].dir, points[fs->second].seed, cell_text(results[fs->second].at("row").at(c)), points[i].seed,
+              v,
               text ? " (it is text, so it cannot be a metric)"
                    : "; list it under the study's `metrics` to summarise it over the seeds");
         }
@@ -1352,7 +1373,6 @@ void leading_columns(const Study& st, const std::vector<Point>& points, const st
       variant_col = true;
     else if (other.cell == points[i].cell && other.seed != points[i].seed && !has_col_seed)
       seed_col = true;
-        if (differs) per_seed.insert(c);
   }
 }
 
@@ -1363,6 +1383,7 @@ struct Cells {
   std::map<std::string, nlohmann::ordered_json> incomplete;  // points without a metric (terminal failure)
   std::map<std::string, std::size_t> variant;                // cell key -> index of its study variant
   std::map<std::string, nlohmann::ordered_json> protocols;   // cell key -> {policy: protocol} (a protocol column)
+  std::map<std::string, nlohmann::ordered_json> per_seed;    // cell key -> {column: [{policy, seed, value}]}
   nlohmann::ordered_json estimates = nlohmann::ordered_json::array();  // link runs' channel estimates
 };
 
@@ -1383,7 +1404,6 @@ nlohmann::ordered_json channel_estimate(const Study& st, const Point& pt, const 
 
 // Point `pt`'s sample into its cell: one cell per study variant (declared x
 // grid) and value of the axis columns, so a grid key that is not a column
-  std::map<std::string, nlohmann::ordered_json> per_seed;    // cell key -> {column: [{policy, seed, value}]}
 // still separates cells.
 void add_to_cell(const Study& st, const Point& pt, const nlohmann::json& j, const std::vector<std::string>& axes,
                  const std::set<std::string>& per_seed, Cells& cells) {
@@ -1396,6 +1416,8 @@ void add_to_cell(const Study& st, const Point& pt, const nlohmann::json& j, cons
   cells.variant[k] = pt.cell;
   if (std::find(st.columns.begin(), st.columns.end(), "protocol") != st.columns.end() && row.contains("protocol"))
     cells.protocols[k][pt.policy] = row.at("protocol");
+  for (const auto& c : per_seed)  // in column-name order: the key's order does not depend on the points'
+    cells.per_seed[k][c].push_back({{"policy", pt.policy}, {"seed", pt.seed}, {"value", row.at(c)}});
   stats::Sample s{pt.policy, pt.seed, {}};
   bool complete = true;
   for (const auto& m : variant_metrics(st, st.variants[pt.cell])) {
@@ -1416,8 +1438,6 @@ void add_to_cell(const Study& st, const Point& pt, const nlohmann::json& j, cons
 // results.csv (one row per point, columns from result.json "row") and the cells.
 std::string results_csv(const Study& st, const std::vector<Point>& points, const std::vector<nlohmann::json>& results,
                          Cells& cells) {
-  for (const auto& c : per_seed)  // in column-name order: the key's order does not depend on the points'
-    cells.per_seed[k][c].push_back({{"policy", pt.policy}, {"seed", pt.seed}, {"value", row.at(c)}});
   const std::vector<std::string> every = all_metrics(st);
   std::vector<std::string> axes;
   for (const auto& c : st.columns)
@@ -1459,6 +1479,7 @@ void summarize_cell(const Study& st, Cells& cells, const std::string& k, nlohman
   const auto& metrics = variant_metrics(st, variant);
   if (!variant.metrics.empty()) into["metrics"] = metrics;
   if (cells.protocols.count(k)) into["protocol_of_group"] = cells.protocols[k];
+  if (cells.per_seed.count(k)) into["per_seed"] = cells.per_seed[k];
   std::map<std::uint64_t, std::size_t> count;
   for (const auto& smp : cells.samples[k]) ++count[smp.seed];
   std::vector<stats::Sample> paired;
@@ -1479,7 +1500,6 @@ void summarize_cell(const Study& st, Cells& cells, const std::string& k, nlohman
     return;
   }
   auto s = stats::summarize(paired, metrics, policies);
-  if (cells.per_seed.count(k)) into["per_seed"] = cells.per_seed[k];
   into["groups"] = s["groups"];
   into["paired_deltas"] = s["paired_deltas"];
 }

@@ -2448,9 +2448,24 @@ t_sweep_out_locked() {
   pkill -P "$p" 2>/dev/null
   kill "$p" 2>/dev/null
   wait "$p" 2>/dev/null
+  # the same share twice at once (a requeued array task): the second is refused
+  [[ -f $d/points/.share-2-of-3.lock ]] || note "share 2/3 left no lock file in points/"
+  rm -rf "$d/points/c"* && rm -f "$d/results.csv"
+  flock -o -x "$d/points/.share-3-of-3.lock" sleep 60 &
+  p=$!
+  for i in $(seq 100); do flock -n -s "$d/points/.share-3-of-3.lock" true || break; sleep 0.05; done
+  fs sweep "$st" --shard 3/3 --out "$d"
+  [[ $rc -eq 2 ]] || note "the same share twice: exit $rc, expected 2"
+  grep -qF "share 3/3 is already running there" "$ERR" || { note "the same share twice: no reason"; show_output; }
+  [[ -z $(ls "$d/points") ]] || note "the same share twice: the second ran points ($(ls "$d/points" | tr '\n' ' '))"
+  fs sweep "$st" --shard 1/3 --out "$d"
+  [[ $rc -eq 0 ]] || { note "another share beside a running one: exit $rc, expected 0"; show_output; }
+  pkill -P "$p" 2>/dev/null
+  kill "$p" 2>/dev/null
+  wait "$p" 2>/dev/null
   return 0
 }
-check "sweep: a second sweep into a --out in use is refused (exit 2); shares run side by side" t_sweep_out_locked
+check "sweep: a second sweep into a --out in use is refused (exit 2); shares run side by side, the same share twice is refused" t_sweep_out_locked
 
 # Input the parsers would misreport: a file with CR-only line endings (every
 # error on "line 1"), a null, list or empty key, text inside an MSCCL element.
