@@ -336,9 +336,11 @@ constexpr std::uint64_t kMaxPoints = 1000000;
 // ("1MiB" / "1048576B", "1e-5" / "0.00001", "1000ns" / "1us") is one value:
 // a plain number, a time, a size, a rate or a percentage, canonical; a
 // boolean as Section::boolean reads it (true / yes / on); a file path
-// ("./x.xml", "a/../a/x.xml") lexically normalised; any other text stands for
-// itself.
-std::string grid_value_identity(const std::string& text) {
+// ("./x.xml", "a/../a/x.xml", "/abs/x.xml") the file it names: looked up as
+// a fabric's setting is (beside the fabric file `fabric_dir`, else in the
+// current folder), symbolic links resolved; a path naming no file lexically
+// normalised. Any other text stands for itself.
+std::string grid_value_identity(const std::string& text, const fs::path& fabric_dir) {
   const auto attempt = [&](auto parse, const char* kind) -> std::string {
     try {
       return fmt::format("{}:{}", kind, parse(text));
@@ -355,15 +357,20 @@ std::string grid_value_identity(const std::string& text) {
   if (text == "false" || text == "no" || text == "off") return "bool:false";
   const fs::path p(text);
   if (text.find('/') != std::string::npos || p.extension() == ".xml" || p.extension() == ".yaml" ||
-      p.extension() == ".yml")
+      p.extension() == ".yml") {
+    std::error_code ec;
+    for (const fs::path& f : p.is_absolute() ? std::vector<fs::path>{p} : std::vector<fs::path>{fabric_dir / p, p})
+      if (fs::is_regular_file(f, ec))
+        if (const fs::path c = fs::canonical(f, ec); !ec) return "path:" + c.string();
     return "path:" + p.lexically_normal().string();
+  }
   return "text:" + text;
 }
 
 // study.grid: key.path: [v1, v2, ...], in file order. `lines`: the study
 // file's line of each "key.path=value" (for errors found at validation).
 Grid study_grid(const config::Document& doc, config::Section& s, const std::string& policy_key,
-                std::map<std::string, std::pair<int, int>>& lines) {
+                const fs::path& fabric_dir, std::map<std::string, std::pair<int, int>>& lines) {
   Grid grid;
   const YAML::Node g = doc.root["study"]["grid"];
   if (g && g.IsNull())
@@ -392,7 +399,7 @@ Grid study_grid(const config::Document& doc, config::Section& s, const std::stri
                                      "values; give list- or map-valued settings as variants (study.variants[].set)",
                                      it->first.Scalar(), i, it->second[i].Mark().line + 1,
                                      it->second[i].IsSequence() ? "list" : "map"));
-        if (const auto [at, fresh] = seen.emplace(grid_value_identity(it->second[i].Scalar()), i); !fresh) {
+        if (const auto [at, fresh] = seen.emplace(grid_value_identity(it->second[i].Scalar(), fabric_dir), i); !fresh) {
           const YAML::Node first = it->second[at->second];
           if (first.Scalar() == it->second[i].Scalar())
             s.fail("grid", fmt::format("'{}' lists the value '{}' twice (line {}): two points would have the same "
@@ -491,7 +498,7 @@ Study load_study(const std::string& path) {
   check_variant_columns(s, sections, st);
   // grid: key.path: [v1, v2, ...] -> cartesian product with the variants.
   std::map<std::string, std::pair<int, int>> grid_lines;
-  const Grid grid = study_grid(*doc, s, kind.policy_key, grid_lines);
+  const Grid grid = study_grid(*doc, s, kind.policy_key, fs::path(st.fabric).parent_path(), grid_lines);
   // An assignment sets grid key `key` if it names it, a key under it, or a
   // map above it that holds it (`traffic={flits: 5}` sets traffic.flits).
   const auto overlaps = [](const std::string& assignment, const std::string& key) {

@@ -2052,6 +2052,16 @@ EOF2
     "$FX/gdup.yaml" >"$FX/gdupp.yaml"
   fs sweep "$FX/gdupp.yaml" --out "$RES/gdup"
   expect_bad_input "$RES/gdup" "gdupp.yaml:5:" "study.grid" "the same value written two ways"
+  # an absolute path and one relative to the fabric file, or a symbolic link, naming the same file
+  ln -sf "$ROOT/topologies/schedules/ring-allreduce-8.xml" "$FX/link-to-ring8.xml"
+  sed "s|grid: .*|grid: {workload.schedule: [schedules/ring-allreduce-8.xml, $ROOT/topologies/schedules/ring-allreduce-8.xml]}|" \
+    "$FX/gdup.yaml" >"$FX/gdupa.yaml"
+  fs sweep "$FX/gdupa.yaml" --out "$RES/gdup"
+  expect_bad_input "$RES/gdup" "gdupa.yaml:5:" "study.grid" "the same value written two ways"
+  sed "s|grid: .*|grid: {workload.schedule: [$FX/link-to-ring8.xml, schedules/ring-allreduce-8.xml]}|" \
+    "$FX/gdup.yaml" >"$FX/gdupl.yaml"
+  fs sweep "$FX/gdupl.yaml" --out "$RES/gdup"
+  expect_bad_input "$RES/gdup" "gdupl.yaml:5:" "study.grid" "the same value written two ways"
 }
 check "a grid value listed twice: exit 2, file:line, key" t_grid_duplicate_value
 t_out_not_created_leaves_nothing() {
