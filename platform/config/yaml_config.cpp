@@ -166,6 +166,15 @@ bool is_file(const std::string& path) noexcept {
   return std::filesystem::is_regular_file(path, ec) && !ec;
 }
 
+LocatedFile locate_beside(const std::filesystem::path& fabric_dir, const std::string& value) {
+  const std::filesystem::path v(value);
+  if (v.is_absolute()) return {is_file(value) ? value : std::string(), std::string(), false};
+  const std::string beside = (fabric_dir / v).lexically_normal().string();
+  if (is_file(beside)) return {beside, beside, false};
+  if (is_file(value)) return {value, beside, true};
+  return {std::string(), beside, false};
+}
+
 const std::vector<std::pair<std::string, std::string>>& files_read() { return read_registry(); }
 
 void record_file_read(const std::string& path, const std::string& bytes) {

@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -40,6 +41,18 @@ Document load_document(const std::string& path);
 /// is simply not a file, so callers report "not found" as a ConfigError
 /// instead of letting std::filesystem::filesystem_error escape.
 bool is_file(const std::string& path) noexcept;
+
+/// Where a file named in a fabric file (workload.schedule) is looked for:
+/// an absolute path as given; a relative one beside the fabric file (in
+/// `fabric_dir`), else in the current folder. `path` is the regular file
+/// found ("" if none: the caller reports it), `beside` the place looked at
+/// first for a relative one (lexically normalised; `path` when found there),
+/// `here` true if it was found in the current folder instead. Never throws.
+struct LocatedFile {
+  std::string path, beside;
+  bool here = false;
+};
+LocatedFile locate_beside(const std::filesystem::path& fabric_dir, const std::string& value);
 
 /// Every file load_document has read in this process, in first-read order:
 /// (path as given, FNV-1a 64 hex of the bytes last read). A run's identity and

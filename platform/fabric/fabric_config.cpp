@@ -134,23 +134,15 @@ bool split_endpoint(const std::string& t, std::string& node, std::uint32_t& port
 
 // workload.schedule: relative to the fabric file's folder, else to the current folder.
 std::string resolve_schedule_path(const config::Section& w, const std::string& value) {
-  namespace fs = std::filesystem;
-  const fs::path v(value);
-  if (v.is_absolute()) {
-    if (config::is_file(v.string())) return v.string();
-    w.fail("schedule", fmt::format("schedule file '{}' not found or not a regular file", value));
-  }
-  const fs::path beside = fs::path(w.file()).parent_path() / v;
-  if (config::is_file(beside.string())) return beside.lexically_normal().string();
-  if (config::is_file(v.string())) {
-    // Found in the current folder: a file appearing beside the fabric file
-    // later would be found instead (a sweep's resume rule sees it).
-    config::record_file_absent(beside.lexically_normal().string());
-    return v.string();
-  }
+  const config::LocatedFile f = config::locate_beside(std::filesystem::path(w.file()).parent_path(), value);
+  // Found in the current folder: a file appearing beside the fabric file
+  // later would be found instead (a sweep's resume rule sees it).
+  if (f.here) config::record_file_absent(f.beside);
+  if (!f.path.empty()) return f.path;
+  if (f.beside.empty()) w.fail("schedule", fmt::format("schedule file '{}' not found or not a regular file", value));
   w.fail("schedule", fmt::format("schedule file '{}' not found or not a regular file (looked beside the fabric "
                                  "file, {}, and in the current folder)",
-                                 value, beside.lexically_normal().string()));
+                                 value, f.beside));
 }
 
 }  // namespace

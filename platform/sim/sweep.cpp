@@ -359,9 +359,8 @@ std::string grid_value_identity(const std::string& text, const fs::path& fabric_
   if (text.find('/') != std::string::npos || p.extension() == ".xml" || p.extension() == ".yaml" ||
       p.extension() == ".yml") {
     std::error_code ec;
-    for (const fs::path& f : p.is_absolute() ? std::vector<fs::path>{p} : std::vector<fs::path>{fabric_dir / p, p})
-      if (fs::is_regular_file(f, ec))
-        if (const fs::path c = fs::canonical(f, ec); !ec) return "path:" + c.string();
+    if (const std::string f = config::locate_beside(fabric_dir, text).path; !f.empty())
+      if (const fs::path c = fs::canonical(f, ec); !ec) return "path:" + c.string();
     return "path:" + p.lexically_normal().string();
   }
   return "text:" + text;
