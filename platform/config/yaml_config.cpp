@@ -657,4 +657,46 @@ void Section::finish() const {
   }
 }
 
+std::string closest_name(const std::string& word, const std::vector<std::string>& names) {
+  // Optimal string alignment distance (Damerau-Levenshtein without repeated edits of one substring).
+  auto distance = [](const std::string& a, const std::string& b) {
+    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i)
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        const std::size_t sub = a[i - 1] == b[j - 1] ? 0 : 1;
+        d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + sub});
+        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+          d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    return d[a.size()][b.size()];
+  };
+  std::string best;
+  std::size_t best_d = 3;  // at most 2
+  for (const auto& n : names) {
+    const std::size_t dn = distance(word, n);
+    if (dn < best_d && 2 * dn < word.size()) {
+      best = n;
+      best_d = dn;
+    }
+  }
+  return best;
+}
+
+void Section::expect_keys(const std::vector<std::string>& known) const {
+  if (!node_.IsMap()) return;
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (!it->first.IsScalar() || it->first.Scalar().empty()) continue;  // finish() says what such a key is
+    const std::string k = it->first.Scalar();
+    if (std::find(known.begin(), known.end(), k) != known.end()) continue;
+    const std::string guess = closest_name(k, known);
+    const std::string hint = guess.empty() ? "" : fmt::format(" (did you mean '{}'?)", guess);
+    const std::string kp = key_path(k);
+    if (const std::string* who = override_of(*doc_, kp))
+      throw ConfigError(fmt::format("{}: unknown key '{}'{}", *who, kp, hint));
+    throw ConfigError(fmt::format("{}: key '{}': unknown key{}", where(doc_->file, it->first.Mark()), kp, hint));
+  }
+}
+
 }  // namespace fabricsim::config

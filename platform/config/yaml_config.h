@@ -100,6 +100,12 @@ bool assignment_sets(const std::string& assignment, const std::string& target);
 std::shared_ptr<Document> load_with_overrides(const std::string& path, const std::vector<std::string>& assignments,
                                               const std::string& label = "");
 
+/// The name in `names` a misspelt `word` most likely stands for: the nearest
+/// by edit distance (insertions, deletions, substitutions and swaps of two
+/// neighbours count one each) if that distance is at most 2 and less than
+/// half the word's length, else "" (no guess). Ties go to the first listed.
+std::string closest_name(const std::string& word, const std::vector<std::string>& names);
+
 /// One map in a document, with the keys read from it tracked so that
 /// finish() can reject unknown keys.
 class Section {
@@ -141,6 +147,12 @@ class Section {
 
   /// Throws ConfigError naming the first key of this map that no getter read.
   void finish() const;
+  /// Throws ConfigError naming the first key of this map that is not in
+  /// `known`, with the closest known one (closest_name) as a suggestion.
+  /// For a map whose keys are read in an order where a misspelt key would
+  /// first show as a missing required one (`sedes:` for `seeds:`): call it
+  /// before reading. A key the section derives from others still needs finish().
+  void expect_keys(const std::vector<std::string>& known) const;
 
   /// Error at `key` of this section (or at the section itself if key empty).
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;

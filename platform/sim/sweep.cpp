@@ -156,8 +156,11 @@ std::string not_a_row_key(const std::string& c, const RunKind& k, const std::str
   return fmt::format("'{}' is not a result column of a {} run (known: {})", c, kind_name, known);
 }
 
-// `metrics:` of section `s`: each one of the study's columns, each once.
-std::vector<std::string> read_metrics(config::Section& s, const Study& st, const std::vector<std::string>& dflt) {
+// `metrics:` of section `s`: each one of the study's columns, each once
+// (`dflt` if absent; `row_keys`: the keys of the run kind's rows, to tell a
+// misspelt default metric among the columns).
+std::vector<std::string> read_metrics(config::Section& s, const Study& st, const std::vector<std::string>& dflt,
+                                      const std::vector<std::string>& row_keys = {}) {
   std::vector<std::string> metrics = s.strings("metrics", dflt);
   const bool given = s.has("metrics");
   if (given && metrics.empty())
@@ -165,12 +168,18 @@ std::vector<std::string> read_metrics(config::Section& s, const Study& st, const
   for (const auto& m : metrics) {
     if (text_row_key(m))
       s.fail("metrics", fmt::format("'{}' is text, not a number: list it in `columns:` as an axis, not in `metrics:`", m));
-    if (std::find(st.columns.begin(), st.columns.end(), m) == st.columns.end())
+    if (std::find(st.columns.begin(), st.columns.end(), m) == st.columns.end()) {
+      // A column misspelling the default metric (`tme_us`): name that column, not the default.
+      for (const auto& c : st.columns)
+        if (!given && std::find(row_keys.begin(), row_keys.end(), c) == row_keys.end() &&
+            config::closest_name(c, {m}) == m)
+          s.fail("columns", fmt::format("'{}' is not a result column (did you mean '{}'?)", c, m));
       s.fail(given ? "metrics" : "columns",
              given ? fmt::format("metric '{}' is not one of the columns", m)
                    : fmt::format("the default metrics of this fabric kind include '{}', which is not one of the "
                                  "columns: add it, or list the study's `metrics:`",
                                  m));
+    }
   }
   if (std::set<std::string>(metrics.begin(), metrics.end()).size() != metrics.size())
     s.fail("metrics", "a metric is listed twice");
@@ -189,7 +198,7 @@ void study_columns(config::Section& s, const RunKind& kind, Study& st) {
     if (std::find(st.columns.begin(), st.columns.begin() + i, st.columns[i]) != st.columns.begin() + i)
       s.fail("columns", fmt::format("'{}' is listed twice: results.csv would have two columns of that name",
                                     st.columns[i]));
-  st.metrics = read_metrics(s, st, kind.default_metrics);
+  st.metrics = read_metrics(s, st, kind.default_metrics, kind.row_keys);
   const bool has_protocol = std::find(st.columns.begin(), st.columns.end(), "protocol") != st.columns.end();
   for (const auto& need : {"policy", "seed"})
     if (!no_policy && std::find(st.columns.begin(), st.columns.end(), need) == st.columns.end() &&
@@ -483,6 +492,8 @@ Study load_study(const std::string& path) {
   st.file = path;
   config::Section root = config::root_section(doc);
   config::Section s = root.child("study");
+  // A misspelt key first: `sedes:` would otherwise show as `seeds` missing.
+  s.expect_keys({"name", "fabric", "policies", "seeds", "set", "columns", "metrics", "variants", "grid"});
   study_name_and_fabric(s, path, st);
   const RunKind& kind = run_kind(st.fabric_kind);
   study_policies_and_seeds(s, kind, st);

@@ -542,3 +542,47 @@ TEST(LinkConfigYaml, MapValuedOverrideErrorNamesTheSet) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------
+// misspelt keys
+
+namespace {
+TEST(ClosestName, EditsOfAtMostTwoAndLessThanHalfTheWord) {
+  using fabricsim::config::closest_name;
+  const std::vector<std::string> keys = {"name", "fabric", "policies", "seeds", "set", "columns", "metrics"};
+  EXPECT_EQ(closest_name("sedes", keys), "seeds");     // one swap of neighbours
+  EXPECT_EQ(closest_name("seed", keys), "seeds");      // one deletion
+  EXPECT_EQ(closest_name("colums", keys), "columns");  // one insertion
+  EXPECT_EQ(closest_name("metricz", keys), "metrics");
+  EXPECT_EQ(closest_name("polcies", keys), "policies");  // one insertion
+  EXPECT_EQ(closest_name("fabirk", keys), "fabric");     // a swap and a substitution
+  EXPECT_EQ(closest_name("plcs", keys), "");             // four edits from policies
+  EXPECT_EQ(closest_name("st", keys), "");               // one edit from set, but half the word
+  EXPECT_EQ(closest_name("grid", keys), "");
+  EXPECT_EQ(closest_name("tme_us", {"time_us"}), "time_us");
+  EXPECT_EQ(closest_name("time_xs", {"p99_us", "time_ns", "time_us"}), "time_ns");  // a tie: the first listed
+}
+
+TEST(ClosestName, ExpectKeysNamesTheMisspeltKeyWithItsLine) {
+  fabricsim::testing::TempDir dir("closest-name");
+  const std::string f = dir.write("s.yaml", "study:\n  name: x\n  sedes: {first: 1}\n");
+  auto root = root_section(std::make_shared<Document>(load_document(f)));
+  auto s = root.child("study");
+  EXPECT_NO_THROW(s.expect_keys({"name", "sedes"}));
+  try {
+    s.expect_keys({"name", "seeds"});
+    ADD_FAILURE() << "a misspelt key passed";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.yaml:3:3: key 'study.sedes': unknown key (did you mean 'seeds'?)"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    s.expect_keys({"name", "count"});
+    ADD_FAILURE() << "an unknown key passed";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("key 'study.sedes': unknown key"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("did you mean"), std::string::npos) << e.what();
+  }
+}
+}  // namespace
