@@ -25,6 +25,7 @@
 #include <fstream>
 #include <iostream>
 #include <new>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -695,9 +696,20 @@ int cmd_sweep(const SweepArgs& sa, const char* argv0) {
   o.fresh = sa.fresh;
   o.collect = sa.collect;
   if (!sa.shard.empty()) {
+    // Digits, '/', digits and nothing else (sscanf's %u would take a sign or a
+    // leading blank, and wrap "-4294967293" to 3).
     unsigned i = 0, n = 0;
-    char tail = 0;
-    if (std::sscanf(sa.shard.c_str(), "%u/%u%c", &i, &n, &tail) != 2 || n < 1 || i < 1 || i > n || n > 100000)
+    const std::string& v = sa.shard;
+    const std::size_t slash = v.find('/');
+    const auto digits = [](const std::string& t) {
+      return !t.empty() && t.size() <= 6 && t.find_first_not_of("0123456789") == std::string::npos;
+    };
+    const bool well_formed = slash != std::string::npos && digits(v.substr(0, slash)) && digits(v.substr(slash + 1));
+    if (well_formed) {
+      i = static_cast<unsigned>(std::stoul(v.substr(0, slash)));
+      n = static_cast<unsigned>(std::stoul(v.substr(slash + 1)));
+    }
+    if (!well_formed || n < 1 || i < 1 || i > n || n > 100000)
       throw config::ConfigError(
           fmt::format("--shard '{}': expected I/N with 1 <= I <= N <= 100000, e.g. --shard 2/8", sa.shard));
     o.shard_index = i;
@@ -789,8 +801,13 @@ int sc_main(int argc, char* argv[]) {
     const std::string a1 = argc > 1 ? argv[1] : "";
     const bool known = is_command(a1);
     const std::string sub = known ? a1 + " " : std::string();
+    // CLI11 says "--out: At Most 1 required but received 2" for an option given twice.
+    std::string what = e.what();
+    static const std::regex kTwice(R"(^(\S+): At Most 1 required but received (\d+)$)");
+    if (std::smatch m; std::regex_match(what, m, kTwice))
+      what = fmt::format("{} is given {} times: give it once", m[1].str(), m[2].str());
     if (!sim::mpi_secondary_rank())  // under mpirun every rank parses the same arguments
-      std::cerr << "error: " << e.what() << " (fabricsim " << sub << "--help lists the options)\n";
+      std::cerr << "error: " << what << " (fabricsim " << sub << "--help lists the options)\n";
     return 2;
   }
 

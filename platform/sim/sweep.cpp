@@ -785,12 +785,39 @@ void require_sweep_outputs_replaceable(const fs::path& out, const std::vector<Po
 // --collect and MPI rank 0, shared by a --shard (the shares of a job array
 // run at once). A share I/N also locks points/.share-I-of-N.lock
 // exclusively, so the same share started twice (a requeued array task while
-// the first still runs) is refused. A file system without flock (ENOLCK,
-// some NFS) is not locked. Throws ConfigError (exit 2) if another sweep
-// holds the folder or the share.
+// the first still runs) is refused, and every share of a split into N
+// shares holds points/.split-of-N.lock shared, so that a share of another
+// split (2/3 while 2/4 runs: their points overlap, and both would run the
+// common ones) is refused: it finds a .split-of-M.lock it cannot lock
+// exclusively. (Two shares of different splits started in the same instant
+// may both be refused.) A file system without flock (ENOLCK, some NFS) is
+// not locked. Throws ConfigError (exit 2) if another sweep holds the folder
+// or the share, or shares of another split run there.
 void lock_share(const fs::path& out, unsigned index, unsigned count) {
   std::error_code ec;
   fs::create_directories(out / "points", ec);  // require_writable_dir has vouched for out
+  // This split first (blocking: another split's probe below holds it only for an instant), then the others.
+  const fs::path own = out / "points" / fmt::format(".split-of-{}.lock", count);
+  if (const int sfd = ::open(own.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644); sfd >= 0) {
+    if (::flock(sfd, LOCK_SH) != 0) ::close(sfd);  // else held until exit
+  }
+  for (const auto& e : fs::directory_iterator(out / "points", ec)) {
+    const std::string name = e.path().filename().string();
+    unsigned m = 0;
+    char tail = 0;
+    if (std::sscanf(name.c_str(), ".split-of-%u.loc%c", &m, &tail) != 2 || tail != 'k' ||
+        name != fmt::format(".split-of-{}.lock", m) || m == count)
+      continue;
+    const int pfd = ::open(e.path().c_str(), O_RDWR | O_CLOEXEC);
+    if (pfd < 0) continue;
+    const bool busy = ::flock(pfd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    ::close(pfd);  // (releases the probe's lock)
+    if (busy)
+      throw config::ConfigError(fmt::format(
+          "--out '{}': shares of a split into {} are running there; a share of {} would overlap their points "
+          "(both would run the common ones): give every share of one folder the same N, or wait for them to end",
+          out.string(), m, count));
+  }
   const fs::path f = out / "points" / fmt::format(".share-{}-of-{}.lock", index, count);
   const int fd = ::open(f.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return;                               // points/ not a folder: require_sweep_outputs_replaceable says so
@@ -1282,6 +1309,10 @@ int run_sweep(const Study& st, const SweepOptions& opt) {
   const std::string label = opt.shard_count
                                 ? fmt::format("sweep {} share {}/{}", st.name, opt.shard_index, opt.shard_count)
                                 : fmt::format("sweep {}", st.name);
+  if (opt.shard_count && scope.empty())
+    std::cerr << fmt::format(
+        "warning: {} holds no point: the study has {} point(s), so shares {}..{} of {} are empty\n", label,
+        points.size(), points.size() + 1, opt.shard_count, opt.shard_count);
   const ResumePlan plan = resume_plan(points, scope, opt.fresh);
   if (opt.collect) return collect_finished(st, points, plan, label, out);
   const RunOrder order = opt.jobs > 1 || size > 1 ? costliest_first(st, points, plan.todo) : RunOrder{plan.todo};

@@ -2473,9 +2473,26 @@ t_sweep_out_locked() {
   pkill -P "$p" 2>/dev/null
   kill "$p" 2>/dev/null
   wait "$p" 2>/dev/null
+  # a share of another split while shares of 4 run (their points overlap): refused; a share of 4 runs
+  [[ -f $d/points/.split-of-3.lock ]] || note "share 1/3 left no split lock in points/"
+  rm -rf "$d/points/c"* && rm -f "$d/results.csv"
+  flock -o -s "$d/points/.split-of-4.lock" sleep 60 &
+  p=$!
+  for i in $(seq 100); do flock -n -x "$d/points/.split-of-4.lock" true || break; sleep 0.05; done
+  fs sweep "$st" --shard 2/3 --out "$d"
+  [[ $rc -eq 2 ]] || note "a share of 3 beside shares of 4: exit $rc, expected 2"
+  grep -qF "shares of a split into 4 are running there" "$ERR" || { note "another split: no reason"; show_output; }
+  [[ -z $(ls "$d/points") ]] || note "a share of another split ran points ($(ls "$d/points" | tr '\n' ' '))"
+  fs sweep "$st" --shard 3/4 --out "$d"
+  [[ $rc -eq 0 ]] || { note "a share of 4 beside shares of 4: exit $rc, expected 0"; show_output; }
+  pkill -P "$p" 2>/dev/null
+  kill "$p" 2>/dev/null
+  wait "$p" 2>/dev/null
+  fs sweep "$st" --shard 2/3 --out "$d"
+  [[ $rc -eq 0 ]] || { note "a share of 3 once the shares of 4 ended: exit $rc, expected 0"; show_output; }
   return 0
 }
-check "sweep: a second sweep into a --out in use is refused (exit 2); shares run side by side, the same share twice is refused" t_sweep_out_locked
+check "sweep: a second sweep into a --out in use is refused (exit 2); shares run side by side, the same share twice or a share of another split is refused" t_sweep_out_locked
 
 # Input the parsers would misreport: a file with CR-only line endings (every
 # error on "line 1"), a null, list or empty key, text inside an MSCCL element.
@@ -2530,8 +2547,51 @@ t_bench_fabric_overrides_and_shard_limit() {
   grep -q "bench:" "$OUT" && note "bench printed its banner before refusing the input"
   fs sweep "$ROOT/topologies/studies/link-protocols-quick.yaml" --shard 1/100001 --out "$RES/shardmax"
   expect_bad_input "$RES/shardmax" "--shard '1/100001'" "N <= 100000"
+  # digits, '/', digits only: no blank, tab or sign (sscanf took them; "-4294967293" wrapped to 3)
+  local v
+  for v in " 1/3" $'\t1/3' "1/ 3" "+1/3" "1/+3" "1/-4294967293"; do
+    fs sweep "$ROOT/topologies/studies/link-protocols-quick.yaml" --shard "$v" --out "$RES/shardform"
+    expect_bad_input "$RES/shardform" "--shard '$v'" "expected I/N"
+  done
+  fs sweep "$ROOT/topologies/studies/link-protocols-quick.yaml" --shard 1/3 --shard 2/3 --out "$RES/shardtwice"
+  expect_bad_input "$RES/shardtwice" "--shard is given 2 times: give it once"
+  fs run --out "$RES/outtwice" --out "$RES/outtwice2"
+  expect_bad_input "$RES/outtwice" "--out is given 2 times: give it once"
 }
-check "bench refuses a fabric's bad --set up front; --shard names its upper limit" t_bench_fabric_overrides_and_shard_limit
+check "bench refuses a fabric's bad --set up front; --shard: its upper limit, digits only, once" t_bench_fabric_overrides_and_shard_limit
+
+# A share beyond the points (an array larger than the study) runs nothing
+# and says so; exit 0.
+t_empty_share() {
+  fs sweep "$SWEEP_STUDY" --shard 7/9 --out "$RES/emptyshare"
+  [[ $rc -eq 0 ]] || { note "an empty share: exit $rc, expected 0"; show_output; }
+  grep -qF "warning: sweep cli-small-sweep share 7/9 holds no point: the study has 6 point(s), so shares 7..9 of 9 are empty" "$ERR" ||
+    { note "an empty share: no warning"; show_output; }
+  fs sweep "$SWEEP_STUDY" --shard 6/9 --jobs 1 --out "$RES/emptyshare"
+  [[ $rc -eq 0 ]] || { note "share 6/9: exit $rc, expected 0"; show_output; }
+  grep -qF "holds no point" "$ERR" && note "share 6/9 (one point) warned that it is empty"
+  return 0
+}
+check "sweep --shard: a share beyond the study's points warns and exits 0" t_empty_share
+
+# A misspelt study key is named as such (not as a required key missing), and
+# a column misspelling a default metric is named before the default.
+t_study_typos_named() {
+  sed 's/^  seeds:/  sedes:/' "$SWEEP_STUDY" >"$FX/sedes.yaml"
+  grep -q "sedes:" "$FX/sedes.yaml" || { note "fixture has no seeds: key"; return; }
+  fs sweep "$FX/sedes.yaml" --out "$RES/sedes"
+  expect_bad_input "$RES/sedes" "sedes.yaml:" "key 'study.sedes': unknown key (did you mean 'seeds'?)"
+  cat >"$FX/tme.yaml" <<EOF2
+study:
+  name: tme
+  fabric: $ROOT/topologies/ring8.yaml
+  seeds: {first: 1, count: 2}
+  columns: [ranks, policy, seed, tme_us]
+EOF2
+  fs sweep "$FX/tme.yaml" --out "$RES/tme"
+  expect_bad_input "$RES/tme" "tme.yaml:5:" "'tme_us' is not a result column (did you mean 'time_us'?)"
+}
+check "study: a misspelt key (sedes) and a misspelt default metric among the columns are named, exit 2" t_study_typos_named
 
 # MSCCL XML: only the predefined entities and character references of legal
 # characters (an unknown entity stayed as text, &#0; cut the value); a
