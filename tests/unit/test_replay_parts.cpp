@@ -437,3 +437,38 @@ TEST(InlineRingQueue, OrderAcrossSpillReturnCopyAndMove) {
     r.pop_front();
   }
 }
+
+// emplace_back builds an aggregate in its slot: the same FIFO order and
+// fields as push_back, inline, across the spill and the growth, in both queues.
+TEST(InlineRingQueue, EmplaceBackBuildsAggregatesInOrderAcrossTheSpill) {
+  struct Item {
+    std::uint64_t seq;
+    bool replay;
+    std::int16_t profile;
+  };
+  fabricsim::link::InlineRingQueue<Item, 2> q;
+  fabricsim::link::RingQueue<Item> r;
+  for (std::uint64_t i = 0; i < 37; ++i) {
+    q.emplace_back(i, i % 3 == 0, static_cast<std::int16_t>(i % 5 - 1));
+    r.emplace_back(i, i % 3 == 0, static_cast<std::int16_t>(i % 5 - 1));
+    if (i == 1) {
+      EXPECT_TRUE(q.is_inline());
+    }
+  }
+  EXPECT_FALSE(q.is_inline());
+  ASSERT_EQ(q.size(), 37u);
+  ASSERT_EQ(r.size(), 37u);
+  for (std::uint64_t i = 0; i < 37; ++i) {
+    ASSERT_EQ(q.front().seq, i);
+    EXPECT_EQ(q.front().replay, i % 3 == 0);
+    EXPECT_EQ(q.front().profile, static_cast<std::int16_t>(i % 5 - 1));
+    ASSERT_EQ(r.front().seq, i);
+    EXPECT_EQ(r.front().profile, static_cast<std::int16_t>(i % 5 - 1));
+    q.pop_front();
+    r.pop_front();
+  }
+  EXPECT_TRUE(q.is_inline());
+  q.emplace_back(std::uint64_t{99}, true, std::int16_t{-1});
+  EXPECT_TRUE(q.is_inline());
+  EXPECT_EQ(q.back().seq, 99u);
+}

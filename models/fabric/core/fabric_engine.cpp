@@ -194,7 +194,7 @@ void FabricEngine::offer(std::size_t d, ps_t t, const FlitTag& tag) {
     // arrival waits in the tags until hand_over(). The direction being
     // stepped has no key yet (run() keys it after its steps) and its engine
     // is in use: it takes the general path.
-    dir.tags.push_back({tag, t});
+    dir.tags.emplace_back(tag, t);
     schedule_at(d, t);
     return;
   }
@@ -206,7 +206,7 @@ void FabricEngine::offer(std::size_t d, ps_t t, const FlitTag& tag) {
     const std::uint64_t q = dir.rifl->link->waiting(dir.rifl->side);
     if (q > dir.max_queue) dir.max_queue = q;
   }
-  dir.tags.push_back({tag, t});
+  dir.tags.emplace_back(tag, t);
   schedule(d);
 }
 

@@ -78,7 +78,7 @@ class ControlSerializer {
     free_ = f.start + ser_;
     f.arrival = free_ + prop_;
     // The start is not stored: it is arrival - propagation - serialization.
-    q_.push_back({f.seq, f.arrival, f.request_id << 1 | (f.kind == ControlFlit::Kind::replay_request ? 1u : 0u)});
+    q_.emplace_back(f.seq, f.arrival, f.request_id << 1 | (f.kind == ControlFlit::Kind::replay_request ? 1u : 0u));
     ++sent_;
   }
   // A queued control flit in 24 bytes (kind in the low bit of the id).

@@ -355,7 +355,7 @@ void LinkEngine::admit_into_queue() {
     const std::uint64_t s = tx_.admit();
     note_admission();
     const int prof = bind ? static_cast<int>(tx_decision().profile) : -1;
-    txq_.push_back({s, false, static_cast<std::int16_t>(prof)});
+    txq_.emplace_back(s, false, static_cast<std::int16_t>(prof));
   }
 }
 
@@ -410,7 +410,7 @@ void LinkEngine::transmit(std::uint64_t seq, bool replay, int bound_profile) {
   ps_t t_rx = ser_free_ + propagation_ps_ + pt.decode_ps;
   if (t_rx < last_rx_) t_rx = last_rx_;  // the decoder pipeline delivers in order
   last_rx_ = t_rx;
-  rx_pipe_.push_back({seq, t_rx, d.magnitude, static_cast<std::uint8_t>(prof)});
+  rx_pipe_.emplace_back(seq, t_rx, d.magnitude, static_cast<std::uint8_t>(prof));
 
   ++pt.count;
   if (last_profile_ >= 0 && static_cast<std::size_t>(last_profile_) != prof) ++profile_switches_;
@@ -507,7 +507,7 @@ void LinkEngine::serve_request(std::uint64_t s) {
   if (n == 0) return;
   if (fifo_) {
     const int prof = bind_admit_ ? static_cast<int>(tx_decision().profile) : -1;
-    for (std::uint64_t q = s; q < tx_.next_seq(); ++q) txq_.push_back({q, true, static_cast<std::int16_t>(prof)});
+    for (std::uint64_t q = s; q < tx_.next_seq(); ++q) txq_.emplace_back(q, true, static_cast<std::int16_t>(prof));
     replay_items_queued_ += n;
     replay_active_ = true;
   } else {

@@ -362,8 +362,11 @@ class LinkEngine {
   // of (control flits, decode pipe, arrivals) keep their first slots inside
   // the engine, sized to what they hold in the 1,024-accelerator pod, so a
   // short queue's head is in these lines (reached by prefetch_state()) and
-  // not in a separately allocated buffer; the transmit queue and the credit
-  // returns keep 24-byte headers and heap buffers.
+  // not in a separately allocated buffer; so does the transmit queue (its
+  // first 2 slots: in the pod an admitted flit is usually sent before the
+  // next is admitted, and its front was the costliest load of
+  // send_from_queue while it lived in a heap buffer); the credit returns
+  // keep a 24-byte header and a heap buffer.
   ps_t now_ = 0;
   std::uint64_t arrived_ = 0;
   TxReplay tx_;
@@ -376,7 +379,7 @@ class LinkEngine {
   ControlSerializer ctrl_;                // its first 4 control flits inline
   InlineRingQueue<InFlight, 4> rx_pipe_;  // decode pipe: first 4 slots inline
   InlineRingQueue<ps_t, 4> pending_;      // offered, not yet arrived: first 4 inline
-  RingQueue<QueueItem> txq_;
+  InlineRingQueue<QueueItem, 2> txq_;     // transmit queue: first 2 slots inline
   RingQueue<ps_t> credit_returns_;
   InOrderReceiver rx_;
   ps_t last_rx_ = 0;

@@ -55,9 +55,15 @@ class RingQueue {
   void reserve(std::size_t n) {
     while (cap_ < n) grow();
   }
+  /// Construct the element in its slot. (push_back of a braced temporary
+  /// hands the callee a stack copy written field by field, which one wide
+  /// load reads back: that load cannot be store-forwarded and waits for the
+  /// store buffer to drain, cold stores included.)
   template <typename... A>
   void emplace_back(A&&... a) {
-    push_back(T{std::forward<A>(a)...});
+    if (size_ == cap_) grow();
+    buf_[(head_ + size_) & (cap_ - 1)] = T{std::forward<A>(a)...};
+    ++size_;
   }
   void pop_front() {
     head_ = (head_ + 1) & (cap_ - 1);
@@ -65,7 +71,7 @@ class RingQueue {
   }
 
  private:
-  void grow() {
+  [[gnu::noinline, gnu::cold]] void grow() {
     if (cap_ >= (1u << 31)) throw std::length_error("RingQueue: more than 2^31 elements");
     const std::uint32_t n = cap_ == 0 ? 16 : cap_ * 2;
     std::unique_ptr<T[]> b(new T[n]);
@@ -127,9 +133,15 @@ class InlineRingQueue {
     buf_[(head_ + size_) & (cap_ - 1)] = v;
     ++size_;
   }
+  /// Construct the element in its slot. (push_back of a braced temporary
+  /// hands the callee a stack copy written field by field, which one wide
+  /// load reads back: that load cannot be store-forwarded and waits for the
+  /// store buffer to drain, cold stores included.)
   template <typename... A>
   void emplace_back(A&&... a) {
-    push_back(T{std::forward<A>(a)...});
+    if (size_ == cap_) grow();
+    buf_[(head_ + size_) & (cap_ - 1)] = T{std::forward<A>(a)...};
+    ++size_;
   }
   void pop_front() {
     head_ = (head_ + 1) & (cap_ - 1);
@@ -163,7 +175,7 @@ class InlineRingQueue {
   }
 
  private:
-  void grow() {
+  [[gnu::noinline, gnu::cold]] void grow() {
     if (cap_ >= (1u << 31)) throw std::length_error("InlineRingQueue: more than 2^31 elements");
     const std::uint32_t n = cap_ * 2;
     if (is_inline() && spill_cap_ >= n) {  // reuse the spill buffer
