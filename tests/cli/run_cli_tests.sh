@@ -2432,62 +2432,60 @@ check "outputs: --dot onto a FIFO, an XML file as the fabric, a burst over 4 GiB
 # Two sweeps into one --out: the second is refused before it touches anything;
 # the shares of a job array may run at once (a shared lock), not beside a
 # whole sweep. The lock is held here by flock(1), as a running sweep holds it.
+# hold_lock -x|-s PATH: another process holds a flock on PATH (for 60 s at
+# most) once this returns; its pid in $held. release_lock ends it.
+hold_lock() {
+  local other=-s i
+  [[ $1 == -s ]] && other=-x
+  flock -o "$1" "$2" sleep 60 &
+  held=$!
+  for i in $(seq 100); do flock -n "$other" "$2" true || break; sleep 0.05; done
+}
+release_lock() {
+  pkill -P "$held" 2>/dev/null
+  kill "$held" 2>/dev/null
+  wait "$held" 2>/dev/null
+}
+# refused_beside -x|-s LOCK REFUSED WHAT REASON ALLOWED: with LOCK (in $d/points) held,
+# `sweep $st --shard REFUSED` is refused (exit 2, REASON, no point run) and
+# `--shard ALLOWED` runs. Uses the caller's $st, $d and $held.
+refused_beside() {
+  rm -rf "$d/points/c"* && rm -f "$d/results.csv"
+  hold_lock "$1" "$d/points/$2"
+  fs sweep "$st" --shard "$3" --out "$d"
+  [[ $rc -eq 2 ]] || note "$4: exit $rc, expected 2"
+  grep -qF "$5" "$ERR" || { note "$4: no reason"; show_output; }
+  [[ -z $(ls "$d/points") ]] || note "$4: it ran points ($(ls "$d/points" | tr '\n' ' '))"
+  fs sweep "$st" --shard "$6" --out "$d"
+  [[ $rc -eq 0 ]] || { note "$4: share $6 beside it: exit $rc, expected 0"; show_output; }
+  release_lock
+}
+
 t_sweep_out_locked() {
   command -v flock >/dev/null || return 0
-  local st="$ROOT/topologies/studies/link-protocols-quick.yaml" d="$RES/locked" p i
+  local st="$ROOT/topologies/studies/link-protocols-quick.yaml" d="$RES/locked" held
   mkdir -p "$d" && echo "keep" >"$d/results.csv"
-  flock -o -x "$d" sleep 60 &
-  p=$!
-  for i in $(seq 100); do flock -n -s "$d" true || break; sleep 0.05; done
+  hold_lock -x "$d"
   fs sweep "$st" --out "$d"
   [[ $rc -eq 2 ]] || note "a locked --out: exit $rc, expected 2"
   grep -qF "another sweep is writing there" "$ERR" || { note "a locked --out: no reason"; show_output; }
   [[ $(cat "$d/results.csv") == keep ]] || note "a locked --out: results.csv was touched"
   fs sweep "$st" --shard 1/3 --out "$d"
   [[ $rc -eq 2 ]] || note "a share beside a whole sweep: exit $rc, expected 2"
-  pkill -P "$p" 2>/dev/null
-  kill "$p" 2>/dev/null
-  wait "$p" 2>/dev/null
-  flock -o -s "$d" sleep 60 &
-  p=$!
-  for i in $(seq 100); do flock -n -x "$d" true || break; sleep 0.05; done
+  release_lock
+  hold_lock -s "$d"
   fs sweep "$st" --out "$d"
   [[ $rc -eq 2 ]] || note "a whole sweep beside a share: exit $rc, expected 2"
   fs sweep "$st" --shard 2/3 --out "$d"
   [[ $rc -eq 0 ]] || { note "a share beside another share: exit $rc, expected 0"; show_output; }
-  pkill -P "$p" 2>/dev/null
-  kill "$p" 2>/dev/null
-  wait "$p" 2>/dev/null
+  release_lock
   # the same share twice at once (a requeued array task): the second is refused
   [[ -f $d/points/.share-2-of-3.lock ]] || note "share 2/3 left no lock file in points/"
-  rm -rf "$d/points/c"* && rm -f "$d/results.csv"
-  flock -o -x "$d/points/.share-3-of-3.lock" sleep 60 &
-  p=$!
-  for i in $(seq 100); do flock -n -s "$d/points/.share-3-of-3.lock" true || break; sleep 0.05; done
-  fs sweep "$st" --shard 3/3 --out "$d"
-  [[ $rc -eq 2 ]] || note "the same share twice: exit $rc, expected 2"
-  grep -qF "share 3/3 is already running there" "$ERR" || { note "the same share twice: no reason"; show_output; }
-  [[ -z $(ls "$d/points") ]] || note "the same share twice: the second ran points ($(ls "$d/points" | tr '\n' ' '))"
-  fs sweep "$st" --shard 1/3 --out "$d"
-  [[ $rc -eq 0 ]] || { note "another share beside a running one: exit $rc, expected 0"; show_output; }
-  pkill -P "$p" 2>/dev/null
-  kill "$p" 2>/dev/null
-  wait "$p" 2>/dev/null
+  refused_beside -x .share-3-of-3.lock 3/3 "the same share twice" "share 3/3 is already running there" 1/3
   # a share of another split while shares of 4 run (their points overlap): refused; a share of 4 runs
   [[ -f $d/points/.split-of-3.lock ]] || note "share 1/3 left no split lock in points/"
-  rm -rf "$d/points/c"* && rm -f "$d/results.csv"
-  flock -o -s "$d/points/.split-of-4.lock" sleep 60 &
-  p=$!
-  for i in $(seq 100); do flock -n -x "$d/points/.split-of-4.lock" true || break; sleep 0.05; done
-  fs sweep "$st" --shard 2/3 --out "$d"
-  [[ $rc -eq 2 ]] || note "a share of 3 beside shares of 4: exit $rc, expected 2"
-  grep -qF "shares of a split into 4 are running there" "$ERR" || { note "another split: no reason"; show_output; }
-  [[ -z $(ls "$d/points") ]] || note "a share of another split ran points ($(ls "$d/points" | tr '\n' ' '))"
-  fs sweep "$st" --shard 3/4 --out "$d"
-  [[ $rc -eq 0 ]] || { note "a share of 4 beside shares of 4: exit $rc, expected 0"; show_output; }
-  pkill -P "$p" 2>/dev/null
-  kill "$p" 2>/dev/null
-  wait "$p" 2>/dev/null
+  refused_beside -s .split-of-4.lock 2/3 "a share of 3 beside shares of 4" \
+    "shares of a split into 4 are running there" 3/4
   fs sweep "$st" --shard 2/3 --out "$d"
   [[ $rc -eq 0 ]] || { note "a share of 3 once the shares of 4 ended: exit $rc, expected 0"; show_output; }
   return 0
