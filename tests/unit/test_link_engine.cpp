@@ -223,6 +223,31 @@ TEST(LinkEngine, LightProfileTiming) {
   EXPECT_EQ(h.eng->stats().profile_switches, 1u);
 }
 
+// Engines share one per-profile timing table per configuration (flit size,
+// forward rate, FEC menu): engines of different configurations, alive at the
+// same time, each keep their own wire time, decode delay and parity bytes.
+TEST(LinkEngine, ProfileTimingPerConfigurationWhileOthersLive) {
+  LinkConfig half = clean_config();
+  half.flit_bytes = 320;  // 340 B on the wire with STRONG: 6800 ps at 400 Gb/s
+  LinkConfig slow = clean_config();
+  slow.forward_rate_bps = 200e9;  // 680 B: 27200 ps
+  LinkConfig light = clean_config();
+  light.fec_menu[kStrong].overhead = 0.025;  // 656 B: 13120 ps, 16 parity bytes
+  light.fec_menu[kStrong].decode_delay_ps = 5000;
+  std::vector<std::unique_ptr<LinkEngine>> engines;
+  for (const LinkConfig* c : {&half, &slow, &light}) engines.push_back(make_engine(*c));
+  engines.push_back(make_engine(clean_config()));
+  const ps_t expect[] = {6800 + 20000 + 12000, 27200 + 20000 + 12000, 13120 + 20000 + 5000, kFwd};
+  const std::uint64_t parity[] = {20, 40, 16, 40};
+  for (std::size_t i = 0; i < engines.size(); ++i) {
+    engines[i]->offer(0);
+    ASSERT_EQ(engines[i]->run_to_completion(), Status::done);
+    EXPECT_EQ(engines[i]->delivery_time(0), expect[i]) << "engine " << i;
+    EXPECT_EQ(engines[i]->stats().fec_bytes, parity[i]) << "engine " << i;
+    EXPECT_EQ(engines[i]->stats().profile_transmissions[kStrong], 1u) << "engine " << i;
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Scenario A: period 14 ns, 30 flits, seq 5 fails on its first attempt.
 //

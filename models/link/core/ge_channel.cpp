@@ -11,7 +11,7 @@ constexpr std::uint64_t kStreamMagnitude = 3;
 }  // namespace
 
 GilbertElliott::GilbertElliott(const GeParams& p, std::uint64_t seed, std::uint64_t link_id)
-    : stream_key_(key_stream(seed, link_id)), p_(p), seed_(seed), link_id_(link_id) {}
+    : stream_key_(key_stream(seed, link_id)), p_(p) {}
 
 // Every draw of a step shares key_index(step): the chain step and the first
 // attempt's corruption are drawn at the same step one after the other.

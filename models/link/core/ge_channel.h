@@ -72,8 +72,6 @@ class GilbertElliott {
   GeParams p_;
   std::vector<std::uint64_t> bits_;  // state bit per step, complete words
   std::uint64_t n_gg_ = 0, n_gb_ = 0, n_bg_ = 0, n_bb_ = 0;
-  std::uint64_t seed_;
-  std::uint64_t link_id_;
 };
 
 }  // namespace fabricsim::link

@@ -1,8 +1,11 @@
 #include "models/link/core/link_engine.h"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 namespace fabricsim::link {
 
@@ -44,13 +47,9 @@ LinkEngine::LinkEngine(const LinkConfig& cfg, std::unique_ptr<FecPolicy> policy,
       cfg_(cfg) {
   if (!policy_) throw std::invalid_argument("no policy");
   profiles_ = static_cast<std::uint32_t>(cfg_.fec_menu.size());
-  if (profiles_ > kInlineProfiles) prof_more_.reset(new ProfileTiming[profiles_]);
-  for (std::size_t k = 0; k < profiles_; ++k) {
-    const FecProfile& p = cfg_.fec_menu[k];
-    prof(k) = {wire_time_ps(cfg_.flit_bytes * (1.0 + p.overhead), cfg_.forward_rate_bps),
-               static_cast<std::uint64_t>(cfg_.flit_bytes * (1.0 + p.overhead) * 8.0 + 0.5), p.decode_delay_ps,
-               static_cast<std::uint64_t>(cfg_.flit_bytes * p.overhead + 0.5), 0, p.correctable};
-  }
+  if (profiles_ > kInlineProfiles) count_more_.reset(new std::uint64_t[profiles_]());
+  profile_table_ = profile_table(cfg_);
+  prof_ = profile_table_.get();
   // Independent channel: forward direction of link l is wire stream 2 l (the
   // RIFL link's lane 0, A->B, of the same seed is stream 0: the same wire bits).
   if (cfg_.channel_model == LinkConfig::ChannelModel::independent)
@@ -65,6 +64,28 @@ LinkEngine::LinkEngine(const LinkConfig& cfg, std::unique_ptr<FecPolicy> policy,
   tx_decision_ = policy_->decision();
 }
 
+std::shared_ptr<const LinkEngine::ProfileTiming[]> LinkEngine::profile_table(const LinkConfig& cfg) {
+  // Keyed by what the entries are computed from; an entry lives while an
+  // engine holds it.
+  using Key = std::tuple<std::uint32_t, double, std::vector<std::tuple<double, std::uint64_t, std::uint32_t>>>;
+  Key key{cfg.flit_bytes, cfg.forward_rate_bps, {}};
+  for (const FecProfile& p : cfg.fec_menu) std::get<2>(key).emplace_back(p.overhead, p.decode_delay_ps, p.correctable);
+  static std::mutex mutex;
+  static std::map<Key, std::weak_ptr<const ProfileTiming[]>> tables;
+  const std::lock_guard<std::mutex> lock(mutex);
+  std::weak_ptr<const ProfileTiming[]>& slot = tables[key];
+  if (auto shared = slot.lock()) return shared;
+  std::shared_ptr<ProfileTiming[]> t(new ProfileTiming[cfg.fec_menu.size()]);
+  for (std::size_t k = 0; k < cfg.fec_menu.size(); ++k) {
+    const FecProfile& p = cfg.fec_menu[k];
+    t[k] = {wire_time_ps(cfg.flit_bytes * (1.0 + p.overhead), cfg.forward_rate_bps),
+            static_cast<std::uint64_t>(cfg.flit_bytes * (1.0 + p.overhead) * 8.0 + 0.5), p.decode_delay_ps,
+            static_cast<std::uint64_t>(cfg.flit_bytes * p.overhead + 0.5), p.correctable};
+  }
+  slot = t;
+  return t;
+}
+
 const LinkStats& LinkEngine::stats() const {
   LinkStats& s = stats_;
   s.offered = offered_;
@@ -74,10 +95,10 @@ const LinkStats& LinkEngine::stats() const {
   s.transmissions = 0;
   s.fec_bytes = 0;
   for (std::size_t k = 0; k < profiles_; ++k) {
-    const ProfileTiming& p = prof(k);
-    s.profile_transmissions[k] = p.count;
-    s.transmissions += p.count;
-    s.fec_bytes += p.count * p.fec_bytes;
+    const std::uint64_t n = prof_count(k);
+    s.profile_transmissions[k] = n;
+    s.transmissions += n;
+    s.fec_bytes += n * prof(k).fec_bytes;
   }
   s.first_transmissions = first_transmissions_;
   s.first_attempt_errors = first_attempt_errors_;
@@ -389,7 +410,7 @@ void LinkEngine::transmit(std::uint64_t seq, bool replay, int bound_profile) {
   const std::uint64_t slot = tx_slot_++;
   // A stale queued copy of a released entry still draws its own outcome.
   const std::uint64_t attempt_key = attempt ? attempt - 1 : (1ULL << 32) + slot;
-  ProfileTiming& pt = this->prof(prof);
+  const ProfileTiming& pt = this->prof(prof);
   ChannelDraw d;
   if (bits_) {  // independent: the symbols of this transmission's wire bits that hold an error bit
     d.magnitude = take_symbol_errors(*bits_, wire_bit_, pt.wire_bits, cfg_.symbol_bits);
@@ -412,7 +433,7 @@ void LinkEngine::transmit(std::uint64_t seq, bool replay, int bound_profile) {
   last_rx_ = t_rx;
   rx_pipe_.emplace_back(seq, t_rx, d.magnitude, static_cast<std::uint8_t>(prof));
 
-  ++pt.count;
+  ++prof_count(prof);
   if (last_profile_ >= 0 && static_cast<std::size_t>(last_profile_) != prof) ++profile_switches_;
   last_profile_ = static_cast<std::int16_t>(prof);
   if (attempt == 1) {

@@ -337,36 +337,43 @@ class LinkEngine {
   void note_admission();
   void grow_first_tx();
 
-  // Per-profile constants the per-flit path reads, with the profile's
-  // transmission count (LinkStats::profile_transmissions, fec_bytes and
-  // transmissions are derived from it).
+  // Per-profile constants the per-flit path reads. They depend only on the
+  // flit size, the forward rate and the FEC menu, so every engine of one link
+  // configuration shares one table (a fabric's 16,384 engines then keep 8
+  // bytes of it in their hot lines, not 4 x 48, and the table stays in the
+  // caches); each engine keeps its per-profile transmission counts
+  // (LinkStats::profile_transmissions, fec_bytes and transmissions are
+  // derived from them).
   struct ProfileTiming {
-    ps_t wire_ps;  // flit x (1 + o_k) at the forward rate
+    ps_t wire_ps;             // flit x (1 + o_k) at the forward rate
     std::uint64_t wire_bits;  // flit x (1 + o_k) x 8, rounded
     ps_t decode_ps;
     std::uint64_t fec_bytes;  // parity bytes per flit
-    std::uint64_t count;      // transmissions with this profile
     std::uint32_t correctable;
   };
-  static constexpr std::size_t kInlineProfiles = 4;  // larger menus live out of line
-  ProfileTiming& prof(std::size_t k) { return prof_more_ ? prof_more_[k] : prof_[k]; }
-  const ProfileTiming& prof(std::size_t k) const { return prof_more_ ? prof_more_[k] : prof_[k]; }
+  /// The shared table of a configuration's profiles (one per distinct flit
+  /// size, forward rate and menu in the process; thread-safe).
+  static std::shared_ptr<const ProfileTiming[]> profile_table(const LinkConfig& cfg);
+  static constexpr std::size_t kInlineProfiles = 4;  // larger menus count out of line
+  const ProfileTiming& prof(std::size_t k) const { return prof_[k]; }
+  std::uint64_t& prof_count(std::size_t k) { return count_more_ ? count_more_[k] : count_[k]; }
+  std::uint64_t prof_count(std::size_t k) const { return count_more_ ? count_more_[k] : count_[k]; }
 
-  // Layout: a fabric steps tens of thousands of engines in global time order,
-  // so nearly every event finds its engine out of the L1 cache and pays one
-  // miss per cache line it touches. What every event reads or writes comes
-  // first and packed (the scalars, TxReplay, the queues, the semantics
-  // flags copied out of the configuration, the profiles, the per-event
-  // counters); the configuration, rarely used state and the statistics
-  // record come after it. The three queues nearly every event reads the head
-  // of (control flits, decode pipe, arrivals) keep their first slots inside
-  // the engine, sized to what they hold in the 1,024-accelerator pod, so a
-  // short queue's head is in these lines (reached by prefetch_state()) and
-  // not in a separately allocated buffer; so does the transmit queue (its
-  // first 2 slots: in the pod an admitted flit is usually sent before the
-  // next is admitted, and its front was the costliest load of
-  // send_from_queue while it lived in a heap buffer); the credit returns
-  // keep a 24-byte header and a heap buffer.
+  // Layout: a fabric steps tens of thousands of engines in global time order, so
+  // nearly every event finds its engine out of the L1 cache and pays one miss
+  // per cache line it touches. What every event reads or writes comes first and
+  // packed (the scalars, TxReplay, the queues, the semantics flags copied out of
+  // the configuration, a pointer to the shared profile table and the per-profile
+  // counts, the per-event counters); the configuration, rarely used state and
+  // the statistics record come after it. The three queues nearly every event
+  // reads the head of (control flits, decode pipe, arrivals) keep their first
+  // slots inside the engine, sized to what they hold in the 1,024-accelerator
+  // pod, so a short queue's head is in these lines (reached by prefetch_state())
+  // and not in a separately allocated buffer; so does the transmit queue (its
+  // first 2 slots: in the pod an admitted flit is usually sent before the next
+  // is admitted, and its front was the costliest load of send_from_queue while
+  // it lived in a heap buffer); the credit returns keep a 24-byte header and a
+  // heap buffer.
   ps_t now_ = 0;
   std::uint64_t arrived_ = 0;
   TxReplay tx_;
@@ -410,10 +417,12 @@ class LinkEngine {
   std::uint64_t wire_bit_ = 0;            // forward wire bits serialized so far
   AdmitHook on_admit_;
   DeliveryHook on_deliver_;
-  ProfileTiming prof_[kInlineProfiles];
+  const ProfileTiming* prof_ = nullptr;        // profile_table_'s entries
+  std::uint64_t count_[kInlineProfiles] = {};  // transmissions per profile (menus of up to 4)
   GilbertElliott channel_;
   // ---- cold ----
-  std::unique_ptr<ProfileTiming[]> prof_more_;  // menus of more than kInlineProfiles
+  std::shared_ptr<const ProfileTiming[]> profile_table_;
+  std::unique_ptr<std::uint64_t[]> count_more_;  // transmissions per profile, menus of more than kInlineProfiles
   LinkConfig cfg_;
   std::string down_reason_;
   std::vector<ps_t> arrival_, delivery_;  // per seq, when record_times_
