@@ -1,5 +1,10 @@
 #include "models/link/core/ge_channel.h"
 
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+
 #include "models/link/core/counter_rng.h"
 
 namespace fabricsim::link {
@@ -10,8 +15,18 @@ constexpr std::uint64_t kStreamCorrupt = 2;
 constexpr std::uint64_t kStreamMagnitude = 3;
 }  // namespace
 
+const GeParams* GilbertElliott::shared_params(const GeParams& p) {
+  using Key = std::tuple<double, double, double, double, std::uint32_t, std::uint32_t>;
+  static std::mutex mutex;
+  static std::map<Key, std::unique_ptr<const GeParams>> table;  // one entry per distinct chain, for good
+  const std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<const GeParams>& slot = table[Key{p.a, p.b, p.e_good, p.e_bad, p.m_good, p.m_bad}];
+  if (!slot) slot = std::make_unique<const GeParams>(p);
+  return slot.get();
+}
+
 GilbertElliott::GilbertElliott(const GeParams& p, std::uint64_t seed, std::uint64_t link_id)
-    : stream_key_(key_stream(seed, link_id)), p_(p) {}
+    : stream_key_(key_stream(seed, link_id)), p_(shared_params(p)) {}
 
 // Every draw of a step shares key_index(step): the chain step and the first
 // attempt's corruption are drawn at the same step one after the other.
@@ -29,12 +44,12 @@ void GilbertElliott::extend_to(std::uint64_t step) {
     const double u = to_unit(key_attempt(index_key(i), 0, kStreamChain));
     bool bad;
     if (i == 0) {
-      bad = u < p_.stationary_bad();
+      bad = u < p_->stationary_bad();
     } else if (last_bad_) {
-      bad = !(u < p_.b);
+      bad = !(u < p_->b);
       (bad ? n_bb_ : n_bg_)++;
     } else {
-      bad = u < p_.a;
+      bad = u < p_->a;
       (bad ? n_gb_ : n_gg_)++;
     }
     if (bad) tail_word_ |= 1ULL << (i & 63);
@@ -57,11 +72,11 @@ bool GilbertElliott::state_bad(std::uint64_t step) {
 ChannelDraw GilbertElliott::draw(std::uint64_t step, std::uint64_t attempt) {
   ChannelDraw d;
   d.bad = state_bad(step);
-  const double e = d.bad ? p_.e_bad : p_.e_good;
+  const double e = d.bad ? p_->e_bad : p_->e_good;
   const std::uint64_t k = index_key(step);
   const double u = to_unit(key_attempt(k, attempt, kStreamCorrupt));
   if (u < e) {
-    const std::uint32_t m = d.bad ? p_.m_bad : p_.m_good;
+    const std::uint32_t m = d.bad ? p_->m_bad : p_->m_good;
     const double v = to_unit(key_attempt(k, attempt, kStreamMagnitude));
     d.magnitude = 1 + static_cast<std::uint32_t>(v * m);
   }

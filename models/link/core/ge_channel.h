@@ -54,9 +54,11 @@ class GilbertElliott {
   double estimate_a() const;
   double estimate_b() const;
   std::uint64_t steps_generated() const { return generated_; }
-  const GeParams& params() const { return p_; }
+  const GeParams& params() const { return *p_; }
 
  private:
+  /// The process-wide copy of `p` (one per distinct parameter set; thread-safe).
+  static const GeParams* shared_params(const GeParams& p);
   void extend_to(std::uint64_t step);
   std::uint64_t index_key(std::uint64_t step);
   // What every draw reads first (a fabric has one channel per link direction).
@@ -69,7 +71,9 @@ class GilbertElliott {
   // first attempt does not touch bits_ (a fabric's channels are out of the
   // caches between two of their draws).
   std::uint64_t tail_word_ = 0;
-  GeParams p_;
+  // The chain's parameters, shared by every channel with the same values (a
+  // fabric's 16,384 channels keep 8 bytes of them, not 40).
+  const GeParams* p_;
   std::vector<std::uint64_t> bits_;  // state bit per step, complete words
   std::uint64_t n_gg_ = 0, n_gb_ = 0, n_bg_ = 0, n_bb_ = 0;
 };
