@@ -217,6 +217,31 @@ TEST(GilbertElliott, MagnitudesWithinOneToM) {
   for (std::uint64_t i = 0; i < 10000; ++i) ASSERT_EQ(c.draw(i, i % 5).magnitude, 0u);
 }
 
+// Channels share one copy of each distinct parameter set: channels of
+// different parameters, alive at once, each draw from their own.
+TEST(GilbertElliott, ChannelsOfDifferentParametersAliveAtOnce) {
+  GeParams clean, always, worst;
+  clean.e_good = clean.e_bad = 0.0;
+  always.e_good = always.e_bad = 1.0;
+  always.m_good = always.m_bad = 1;
+  worst = always;
+  worst.m_good = worst.m_bad = 3;
+  GilbertElliott a(clean, 9, 0), b(always, 9, 0), c(worst, 9, 0), a2(clean, 9, 0);
+  EXPECT_EQ(b.params().e_good, 1.0);
+  EXPECT_EQ(c.params().m_bad, 3u);
+  std::uint32_t worst_max = 0;
+  for (std::uint64_t i = 0; i < 200; ++i) {
+    EXPECT_EQ(a.draw(i, 0).magnitude, 0u);
+    EXPECT_EQ(b.draw(i, 0).magnitude, 1u);
+    const std::uint32_t m = c.draw(i, 0).magnitude;
+    EXPECT_GE(m, 1u);
+    EXPECT_LE(m, 3u);
+    worst_max = std::max(worst_max, m);
+    EXPECT_EQ(a2.draw(i, 0).magnitude, 0u);
+  }
+  EXPECT_EQ(worst_max, 3u);  // 200 draws uniform on 1..3
+}
+
 TEST(GilbertElliott, ZeroEntryRateStaysGood) {
   // a = 0, b = 1: stationary_bad = 0/(0+1) = 0, so step 0 is GOOD (u < 0 never)
   // and GOOD -> BAD never happens.
