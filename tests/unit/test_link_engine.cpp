@@ -224,8 +224,9 @@ TEST(LinkEngine, LightProfileTiming) {
 }
 
 // Engines share one per-profile timing table per configuration (flit size,
-// forward rate, FEC menu): engines of different configurations, alive at the
-// same time, each keep their own wire time, decode delay and parity bytes.
+// forward rate, propagation, FEC menu): engines of different configurations,
+// alive at the same time, each keep their own wire time, flight time (propagation +
+// decode delay) and parity bytes.
 TEST(LinkEngine, ProfileTimingPerConfigurationWhileOthersLive) {
   LinkConfig half = clean_config();
   half.flit_bytes = 320;  // 340 B on the wire with STRONG: 6800 ps at 400 Gb/s
@@ -234,11 +235,14 @@ TEST(LinkEngine, ProfileTimingPerConfigurationWhileOthersLive) {
   LinkConfig light = clean_config();
   light.fec_menu[kStrong].overhead = 0.025;  // 656 B: 13120 ps, 16 parity bytes
   light.fec_menu[kStrong].decode_delay_ps = 5000;
+  LinkConfig far = clean_config();
+  far.propagation_ps = 50000;
   std::vector<std::unique_ptr<LinkEngine>> engines;
-  for (const LinkConfig* c : {&half, &slow, &light}) engines.push_back(make_engine(*c));
+  for (const LinkConfig* c : {&half, &slow, &light, &far}) engines.push_back(make_engine(*c));
   engines.push_back(make_engine(clean_config()));
-  const ps_t expect[] = {6800 + 20000 + 12000, 27200 + 20000 + 12000, 13120 + 20000 + 5000, kFwd};
-  const std::uint64_t parity[] = {20, 40, 16, 40};
+  const ps_t expect[] = {6800 + 20000 + 12000, 27200 + 20000 + 12000, 13120 + 20000 + 5000, 13600 + 50000 + 12000,
+                         kFwd};
+  const std::uint64_t parity[] = {20, 40, 16, 40, 40};
   for (std::size_t i = 0; i < engines.size(); ++i) {
     engines[i]->offer(0);
     ASSERT_EQ(engines[i]->run_to_completion(), Status::done);

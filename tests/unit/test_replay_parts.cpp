@@ -213,6 +213,24 @@ TEST(ControlSerializer, SingleAckTiming) {
   EXPECT_EQ(c.next_arrival(), 1082800u);
 }
 
+// Serializers share one copy of each distinct set of constants: serializers
+// of different constants, alive at once, each keep their own timing.
+TEST(ControlSerializer, DifferentConstantsAliveAtOnce) {
+  ControlSerializer a(kBase, kSer, kProp, false), b(0, kSer, kProp, false), c(kBase, 2 * kSer, kProp, false),
+      d(kBase, kSer, 0, false), e(kBase, kSer, kProp, true);
+  for (ControlSerializer* s : {&a, &b, &c, &d, &e}) s->send_ack(0, 1);
+  e.send_ack(0, 2);  // waits behind ACK 1 (starts at 62800)
+  e.send_ack(0, 3);  // coalesced into ACK 2, which has not started serializing
+  EXPECT_EQ(a.next_arrival(), 82800u);
+  EXPECT_EQ(b.next_arrival(), 32800u);
+  EXPECT_EQ(c.next_arrival(), 95600u);
+  EXPECT_EQ(d.next_arrival(), 62800u);
+  EXPECT_EQ(e.in_flight(), 2u);
+  EXPECT_EQ(e.acks_coalesced(), 1u);
+  EXPECT_EQ(e.pop().seq, 1u);
+  EXPECT_EQ(e.pop().seq, 3u);
+}
+
 TEST(ControlSerializer, ThreeRequestCopiesBackToBack) {
   ControlSerializer c(kBase, kSer, kProp, false);
   c.send_request(0, 5, 1, 3);

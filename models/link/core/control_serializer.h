@@ -3,6 +3,7 @@
 // (link-layer.md §1: base delay 50 ns, then serialization at the reverse rate,
 // then propagation).
 #include <cstdint>
+#include <tuple>
 
 #include "models/link/core/ring_queue.h"
 #include "models/link/core/types.h"
@@ -29,12 +30,12 @@ struct ControlFlit {
 class ControlSerializer {
  public:
   ControlSerializer(ps_t base_delay, ps_t serialization, ps_t propagation, bool coalesce_acks)
-      : base_(base_delay), ser_(serialization), prop_(propagation), coalesce_(coalesce_acks) {}
+      : k_(shared_timing({base_delay, serialization, propagation, coalesce_acks})) {}
 
   /// Schedule a cumulative ACK generated at `now`.
   void send_ack(ps_t now, std::uint64_t cum) {
-    const ps_t ready = now + base_;
-    if (coalesce_ && !q_.empty() && !q_.back().is_request() && q_.back().arrival - prop_ - ser_ > ready) {
+    const ps_t ready = now + k_->base;
+    if (k_->coalesce && !q_.empty() && !q_.back().is_request() && q_.back().arrival - k_->prop - k_->ser > ready) {
       q_.back().seq = cum;
       ++coalesced_;
       return;
@@ -44,7 +45,7 @@ class ControlSerializer {
 
   /// Schedule `copies` copies of replay request `id` for `seq`, generated at `now`.
   void send_request(ps_t now, std::uint64_t seq, std::uint64_t id, std::uint32_t copies) {
-    for (std::uint32_t c = 0; c < copies; ++c) push({ControlFlit::Kind::replay_request, seq, id, 0, 0}, now + base_);
+    for (std::uint32_t c = 0; c < copies; ++c) push({ControlFlit::Kind::replay_request, seq, id, 0, 0}, now + k_->base);
     requests_queued_ += copies;
   }
 
@@ -58,7 +59,7 @@ class ControlSerializer {
     f.seq = q.seq;
     f.request_id = q.id_kind >> 1;
     f.arrival = q.arrival;
-    f.start = q.arrival - prop_ - ser_;
+    f.start = q.arrival - k_->prop - k_->ser;
     if (q.is_request()) --requests_queued_;
     return f;
   }
@@ -75,8 +76,8 @@ class ControlSerializer {
  private:
   void push(ControlFlit f, ps_t ready) {
     f.start = ready > free_ ? ready : free_;
-    free_ = f.start + ser_;
-    f.arrival = free_ + prop_;
+    free_ = f.start + k_->ser;
+    f.arrival = free_ + k_->prop;
     // The start is not stored: it is arrival - propagation - serialization.
     q_.emplace_back(f.seq, f.arrival, f.request_id << 1 | (f.kind == ControlFlit::Kind::replay_request ? 1u : 0u));
     ++sent_;
@@ -96,10 +97,20 @@ class ControlSerializer {
   InlineRingQueue<Slot, kInlineFlits> q_;
   std::size_t requests_queued_ = 0;
   ps_t free_ = 0;
-  ps_t base_, ser_, prop_;
+  // The constants (base delay, serialization, propagation, ACK coalescing):
+  // one process-wide copy per distinct set, shared by every serializer with
+  // those values (a fabric's 16,384 serializers keep 8 bytes of them).
+  struct Timing {
+    ps_t base, ser, prop;
+    bool coalesce;
+    bool operator<(const Timing& o) const {
+      return std::tie(base, ser, prop, coalesce) < std::tie(o.base, o.ser, o.prop, o.coalesce);
+    }
+  };
+  static const Timing* shared_timing(const Timing& t);
+  const Timing* k_;
   std::uint64_t sent_ = 0;
   std::uint64_t coalesced_ = 0;
-  bool coalesce_;
 };
 
 }  // namespace fabricsim::link

@@ -55,8 +55,7 @@ LinkEngine::LinkEngine(const LinkConfig& cfg, std::unique_ptr<FecPolicy> policy,
   if (cfg_.channel_model == LinkConfig::ChannelModel::independent)
     bits_ = std::make_unique<BitErrorStream>(cfg_.ber, seed, 2 * link_id);
   const LinkSemantics& sem = cfg_.semantics;
-  feedback_ps_ = sem.feedback_delay_ps;
-  propagation_ps_ = cfg_.propagation_ps;
+  feedback_ = sem.feedback_delay_ps != 0;
   fifo_ = sem.tx_queue == LinkSemantics::TxQueue::fifo;
   bind_admit_ = sem.profile_bind == LinkSemantics::ProfileBind::admit;
   per_flit_ = sem.chain_index == LinkSemantics::ChainIndex::per_flit;
@@ -67,9 +66,9 @@ LinkEngine::LinkEngine(const LinkConfig& cfg, std::unique_ptr<FecPolicy> policy,
 std::shared_ptr<const LinkEngine::ProfileTiming[]> LinkEngine::profile_table(const LinkConfig& cfg) {
   // Keyed by what the entries are computed from; an entry lives while an
   // engine holds it.
-  using Key = std::tuple<std::uint32_t, double, std::vector<std::tuple<double, std::uint64_t, std::uint32_t>>>;
-  Key key{cfg.flit_bytes, cfg.forward_rate_bps, {}};
-  for (const FecProfile& p : cfg.fec_menu) std::get<2>(key).emplace_back(p.overhead, p.decode_delay_ps, p.correctable);
+  using Key = std::tuple<std::uint32_t, double, ps_t, std::vector<std::tuple<double, std::uint64_t, std::uint32_t>>>;
+  Key key{cfg.flit_bytes, cfg.forward_rate_bps, cfg.propagation_ps, {}};
+  for (const FecProfile& p : cfg.fec_menu) std::get<3>(key).emplace_back(p.overhead, p.decode_delay_ps, p.correctable);
   static std::mutex mutex;
   static std::map<Key, std::weak_ptr<const ProfileTiming[]>> tables;
   const std::lock_guard<std::mutex> lock(mutex);
@@ -79,8 +78,9 @@ std::shared_ptr<const LinkEngine::ProfileTiming[]> LinkEngine::profile_table(con
   for (std::size_t k = 0; k < cfg.fec_menu.size(); ++k) {
     const FecProfile& p = cfg.fec_menu[k];
     t[k] = {wire_time_ps(cfg.flit_bytes * (1.0 + p.overhead), cfg.forward_rate_bps),
-            static_cast<std::uint64_t>(cfg.flit_bytes * (1.0 + p.overhead) * 8.0 + 0.5), p.decode_delay_ps,
-            static_cast<std::uint64_t>(cfg.flit_bytes * p.overhead + 0.5), p.correctable};
+            static_cast<std::uint64_t>(cfg.flit_bytes * (1.0 + p.overhead) * 8.0 + 0.5),
+            cfg.propagation_ps + p.decode_delay_ps, static_cast<std::uint64_t>(cfg.flit_bytes * p.overhead + 0.5),
+            p.correctable};
   }
   slot = t;
   return t;
@@ -236,8 +236,8 @@ void LinkEngine::take(const Heads& h) {
     // queued, and one more waiting flit opens nothing, so pump() would only
     // find the same stall (its early return): skip it.
     const bool waited = arrived_++ > tx_.next_seq();
-    if (waited && fifo_ && feedback_ps_ == 0 && !credits_on_ && stall_since_ != kNever &&
-        status_ == Status::running && stall_cause_ == (replay_active_ ? 1 : 0))
+    if (waited && fifo_ && !feedback_ && !credits_on_ && stall_since_ != kNever && status_ == Status::running &&
+        stall_cause_ == (replay_active_ ? 1 : 0))
       return;
   } else if (h.ts == h.t) {
     ser_busy_ = false;
@@ -288,7 +288,7 @@ LinkEngine::Status LinkEngine::run_to_completion(ps_t deadline) {
 }
 
 Decision LinkEngine::tx_decision() {
-  if (feedback_ps_ == 0) return tx_decision_;  // kept current by handle_decode
+  if (!feedback_) return tx_decision_;  // kept current by handle_decode
   while (!pending_decisions_.empty() && pending_decisions_.front().first <= now_) {
     tx_decision_ = pending_decisions_.front().second;
     pending_decisions_.pop_front();
@@ -299,7 +299,7 @@ Decision LinkEngine::tx_decision() {
 
 void LinkEngine::pump() {
   if (status_ != Status::running) return;
-  if (feedback_ps_ != 0) tx_decision();  // apply due decisions
+  if (feedback_) tx_decision();  // apply due decisions
   if (fifo_) {
     // (Each call is guarded by its cheapest exit so that the common event, with
     // nothing waiting for admission, costs a few compares.)
@@ -428,7 +428,7 @@ void LinkEngine::transmit(std::uint64_t seq, bool replay, int bound_profile) {
 
   ser_busy_ = true;
   ser_free_ = now_ + pt.wire_ps;
-  ps_t t_rx = ser_free_ + propagation_ps_ + pt.decode_ps;
+  ps_t t_rx = ser_free_ + pt.flight_ps;
   if (t_rx < last_rx_) t_rx = last_rx_;  // the decoder pipeline delivers in order
   last_rx_ = t_rx;
   rx_pipe_.emplace_back(seq, t_rx, d.magnitude, static_cast<std::uint8_t>(prof));
@@ -471,10 +471,10 @@ void LinkEngine::handle_decode() {
   policy_->observe({f.magnitude > 0, failed, f.profile});
   // A policy's decision changes only when it observes (FecPolicy): the
   // transmitter's copy is refreshed here, at once or after the feedback delay.
-  if (feedback_ps_ == 0)
+  if (!feedback_)
     tx_decision_ = policy_->decision();
   else
-    pending_decisions_.emplace_back(now_ + feedback_ps_, policy_->decision());
+    pending_decisions_.emplace_back(now_ + cfg_.semantics.feedback_delay_ps, policy_->decision());
   const std::uint64_t expected_before = rx_.expected();
   switch (rx_.receive(f.seq, !failed)) {
     case InOrderReceiver::Verdict::deliver:

@@ -338,7 +338,7 @@ class LinkEngine {
   void grow_first_tx();
 
   // Per-profile constants the per-flit path reads. They depend only on the
-  // flit size, the forward rate and the FEC menu, so every engine of one link
+  // flit size, the forward rate, the propagation and the FEC menu, so every engine of one link
   // configuration shares one table (a fabric's 16,384 engines then keep 8
   // bytes of it in their hot lines, not 4 x 48, and the table stays in the
   // caches); each engine keeps its per-profile transmission counts
@@ -347,12 +347,12 @@ class LinkEngine {
   struct ProfileTiming {
     ps_t wire_ps;             // flit x (1 + o_k) at the forward rate
     std::uint64_t wire_bits;  // flit x (1 + o_k) x 8, rounded
-    ps_t decode_ps;
+    ps_t flight_ps;           // propagation + decode delay: serialization end -> decode completion
     std::uint64_t fec_bytes;  // parity bytes per flit
     std::uint32_t correctable;
   };
   /// The shared table of a configuration's profiles (one per distinct flit
-  /// size, forward rate and menu in the process; thread-safe).
+  /// size, forward rate, propagation and menu in the process; thread-safe).
   static std::shared_ptr<const ProfileTiming[]> profile_table(const LinkConfig& cfg);
   static constexpr std::size_t kInlineProfiles = 4;  // larger menus count out of line
   const ProfileTiming& prof(std::size_t k) const { return prof_[k]; }
@@ -396,8 +396,7 @@ class LinkEngine {
   ps_t last_offer_ = 0;
   std::uint64_t tx_slot_ = 0;
   Decision tx_decision_;  // the decision in force at the transmitter (after the feedback delay)
-  ps_t feedback_ps_ = 0;  // cfg_.semantics.feedback_delay_ps
-  ps_t propagation_ps_ = 0;
+  bool feedback_ = false;  // cfg_.semantics.feedback_delay_ps != 0
   bool credits_on_ = false;
   bool record_times_ = true;
   bool traced_ = false;  // an error script or a transmit observer is set
