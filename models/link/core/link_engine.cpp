@@ -47,7 +47,7 @@ LinkEngine::LinkEngine(const LinkConfig& cfg, std::unique_ptr<FecPolicy> policy,
       cfg_(cfg) {
   if (!policy_) throw std::invalid_argument("no policy");
   profiles_ = static_cast<std::uint32_t>(cfg_.fec_menu.size());
-  if (profiles_ > kInlineProfiles) count_more_.reset(new std::uint64_t[profiles_]());
+  if (profiles_ > kInlineProfiles) count_more_.reset(new std::uint64_t[profiles_ - kInlineProfiles]());
   profile_table_ = profile_table(cfg_);
   prof_ = profile_table_.get();
   // Independent channel: forward direction of link l is wire stream 2 l (the

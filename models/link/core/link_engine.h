@@ -356,8 +356,14 @@ class LinkEngine {
   static std::shared_ptr<const ProfileTiming[]> profile_table(const LinkConfig& cfg);
   static constexpr std::size_t kInlineProfiles = 4;  // larger menus count out of line
   const ProfileTiming& prof(std::size_t k) const { return prof_[k]; }
-  std::uint64_t& prof_count(std::size_t k) { return count_more_ ? count_more_[k] : count_[k]; }
-  std::uint64_t prof_count(std::size_t k) const { return count_more_ ? count_more_[k] : count_[k]; }
+  // Profiles 0..3 count inline; a larger menu's further profiles out of line
+  // (the test is on the index, so an inline count reads no cold field).
+  std::uint64_t& prof_count(std::size_t k) {
+    return k < kInlineProfiles ? count_[k] : count_more_[k - kInlineProfiles];
+  }
+  std::uint64_t prof_count(std::size_t k) const {
+    return k < kInlineProfiles ? count_[k] : count_more_[k - kInlineProfiles];
+  }
 
   // Layout: a fabric steps tens of thousands of engines in global time order, so
   // nearly every event finds its engine out of the L1 cache and pays one miss
@@ -421,7 +427,7 @@ class LinkEngine {
   GilbertElliott channel_;
   // ---- cold ----
   std::shared_ptr<const ProfileTiming[]> profile_table_;
-  std::unique_ptr<std::uint64_t[]> count_more_;  // transmissions per profile, menus of more than kInlineProfiles
+  std::unique_ptr<std::uint64_t[]> count_more_;  // transmissions of profiles kInlineProfiles.. (larger menus)
   LinkConfig cfg_;
   std::string down_reason_;
   std::vector<ps_t> arrival_, delivery_;  // per seq, when record_times_
