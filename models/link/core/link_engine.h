@@ -337,13 +337,13 @@ class LinkEngine {
   void note_admission();
   void grow_first_tx();
 
-  // Per-profile constants the per-flit path reads. They depend only on the
-  // flit size, the forward rate, the propagation and the FEC menu, so every engine of one link
-  // configuration shares one table (a fabric's 16,384 engines then keep 8
-  // bytes of it in their hot lines, not 4 x 48, and the table stays in the
+  // Per-profile constants the per-flit path reads. They depend only on the flit
+  // size, the forward rate, the propagation and the FEC menu, so every engine of
+  // one link configuration shares one table (a fabric's 16,384 engines then keep
+  // 8 bytes of it in their hot lines, not 4 x 48, and the table stays in the
   // caches); each engine keeps its per-profile transmission counts
-  // (LinkStats::profile_transmissions, fec_bytes and transmissions are
-  // derived from them).
+  // (LinkStats::profile_transmissions, fec_bytes and transmissions are derived
+  // from them).
   struct ProfileTiming {
     ps_t wire_ps;             // flit x (1 + o_k) at the forward rate
     std::uint64_t wire_bits;  // flit x (1 + o_k) x 8, rounded
