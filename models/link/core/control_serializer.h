@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <tuple>
 
+#include "models/link/core/intern.h"
 #include "models/link/core/ring_queue.h"
 #include "models/link/core/types.h"
 
@@ -30,7 +31,7 @@ struct ControlFlit {
 class ControlSerializer {
  public:
   ControlSerializer(ps_t base_delay, ps_t serialization, ps_t propagation, bool coalesce_acks)
-      : k_(shared_timing({base_delay, serialization, propagation, coalesce_acks})) {}
+      : k_(&intern(Timing{base_delay, serialization, propagation, coalesce_acks})) {}
 
   /// Schedule a cumulative ACK generated at `now`.
   void send_ack(ps_t now, std::uint64_t cum) {
@@ -97,9 +98,9 @@ class ControlSerializer {
   InlineRingQueue<Slot, kInlineFlits> q_;
   std::size_t requests_queued_ = 0;
   ps_t free_ = 0;
-  // The constants (base delay, serialization, propagation, ACK coalescing):
-  // one process-wide copy per distinct set, shared by every serializer with
-  // those values (a fabric's 16,384 serializers keep 8 bytes of them).
+  // The constants (base delay, serialization, propagation, ACK coalescing),
+  // interned: every serializer with those values shares one copy (a
+  // fabric's 16,384 serializers keep 8 bytes of them).
   struct Timing {
     ps_t base, ser, prop;
     bool coalesce;
@@ -107,7 +108,6 @@ class ControlSerializer {
       return std::tie(base, ser, prop, coalesce) < std::tie(o.base, o.ser, o.prop, o.coalesce);
     }
   };
-  static const Timing* shared_timing(const Timing& t);
   const Timing* k_;
   std::uint64_t sent_ = 0;
   std::uint64_t coalesced_ = 0;

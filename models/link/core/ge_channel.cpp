@@ -1,11 +1,7 @@
 #include "models/link/core/ge_channel.h"
 
-#include <map>
-#include <memory>
-#include <mutex>
-#include <tuple>
-
 #include "models/link/core/counter_rng.h"
+#include "models/link/core/intern.h"
 
 namespace fabricsim::link {
 
@@ -15,18 +11,8 @@ constexpr std::uint64_t kStreamCorrupt = 2;
 constexpr std::uint64_t kStreamMagnitude = 3;
 }  // namespace
 
-const GeParams* GilbertElliott::shared_params(const GeParams& p) {
-  using Key = std::tuple<double, double, double, double, std::uint32_t, std::uint32_t>;
-  static std::mutex mutex;
-  static std::map<Key, std::unique_ptr<const GeParams>> table;  // one entry per distinct chain, for good
-  const std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<const GeParams>& slot = table[Key{p.a, p.b, p.e_good, p.e_bad, p.m_good, p.m_bad}];
-  if (!slot) slot = std::make_unique<const GeParams>(p);
-  return slot.get();
-}
-
 GilbertElliott::GilbertElliott(const GeParams& p, std::uint64_t seed, std::uint64_t link_id)
-    : stream_key_(key_stream(seed, link_id)), p_(shared_params(p)) {}
+    : stream_key_(key_stream(seed, link_id)), p_(&intern(p)) {}
 
 // Every draw of a step shares key_index(step): the chain step and the first
 // attempt's corruption are drawn at the same step one after the other.

@@ -1,6 +1,7 @@
 #pragma once
 // Gilbert-Elliott burst channel (link-layer.md §2).
 #include <cstdint>
+#include <tuple>
 #include <vector>
 
 #include "models/link/core/types.h"
@@ -22,6 +23,10 @@ struct GeParams {
 
   /// Stationary P(BAD) = a / (a + b) (link-layer.md §2).
   double stationary_bad() const { return a / (a + b); }
+  /// Ordered by value (channels with equal parameters share one interned copy).
+  bool operator<(const GeParams& o) const {
+    return std::tie(a, b, e_good, e_bad, m_good, m_bad) < std::tie(o.a, o.b, o.e_good, o.e_bad, o.m_good, o.m_bad);
+  }
 };
 
 /// Outcome of one transmission attempt over the channel.
@@ -57,8 +62,6 @@ class GilbertElliott {
   const GeParams& params() const { return *p_; }
 
  private:
-  /// The process-wide copy of `p` (one per distinct parameter set; thread-safe).
-  static const GeParams* shared_params(const GeParams& p);
   void extend_to(std::uint64_t step);
   std::uint64_t index_key(std::uint64_t step);
   // What every draw reads first (a fabric has one channel per link direction).
@@ -71,8 +74,8 @@ class GilbertElliott {
   // first attempt does not touch bits_ (a fabric's channels are out of the
   // caches between two of their draws).
   std::uint64_t tail_word_ = 0;
-  // The chain's parameters, shared by every channel with the same values (a
-  // fabric's 16,384 channels keep 8 bytes of them, not 40).
+  // The chain's parameters, interned: shared by every channel with the same
+  // values (a fabric's 16,384 channels keep 8 bytes of them, not 40).
   const GeParams* p_;
   std::vector<std::uint64_t> bits_;  // state bit per step, complete words
   std::uint64_t n_gg_ = 0, n_gb_ = 0, n_bg_ = 0, n_bb_ = 0;

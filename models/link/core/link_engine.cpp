@@ -1,11 +1,8 @@
 #include "models/link/core/link_engine.h"
 
 #include <algorithm>
-#include <map>
-#include <mutex>
 #include <sstream>
 #include <stdexcept>
-#include <tuple>
 
 namespace fabricsim::link {
 
@@ -48,8 +45,13 @@ LinkEngine::LinkEngine(const LinkConfig& cfg, std::unique_ptr<FecPolicy> policy,
   if (!policy_) throw std::invalid_argument("no policy");
   profiles_ = static_cast<std::uint32_t>(cfg_.fec_menu.size());
   if (profiles_ > kInlineProfiles) count_more_.reset(new std::uint64_t[profiles_ - kInlineProfiles]());
-  profile_table_ = profile_table(cfg_);
-  prof_ = profile_table_.get();
+  std::vector<ProfileTiming> table;
+  for (const FecProfile& p : cfg_.fec_menu)
+    table.push_back({wire_time_ps(cfg_.flit_bytes * (1.0 + p.overhead), cfg_.forward_rate_bps),
+                     static_cast<std::uint64_t>(cfg_.flit_bytes * (1.0 + p.overhead) * 8.0 + 0.5),
+                     cfg_.propagation_ps + p.decode_delay_ps,
+                     static_cast<std::uint64_t>(cfg_.flit_bytes * p.overhead + 0.5), p.correctable});
+  prof_ = intern(table).data();
   // Independent channel: forward direction of link l is wire stream 2 l (the
   // RIFL link's lane 0, A->B, of the same seed is stream 0: the same wire bits).
   if (cfg_.channel_model == LinkConfig::ChannelModel::independent)
@@ -61,29 +63,6 @@ LinkEngine::LinkEngine(const LinkConfig& cfg, std::unique_ptr<FecPolicy> policy,
   per_flit_ = sem.chain_index == LinkSemantics::ChainIndex::per_flit;
   replay_strongest_ = sem.replay_profile == LinkSemantics::ReplayProfile::strongest;
   tx_decision_ = policy_->decision();
-}
-
-std::shared_ptr<const LinkEngine::ProfileTiming[]> LinkEngine::profile_table(const LinkConfig& cfg) {
-  // Keyed by what the entries are computed from; an entry lives while an
-  // engine holds it.
-  using Key = std::tuple<std::uint32_t, double, ps_t, std::vector<std::tuple<double, std::uint64_t, std::uint32_t>>>;
-  Key key{cfg.flit_bytes, cfg.forward_rate_bps, cfg.propagation_ps, {}};
-  for (const FecProfile& p : cfg.fec_menu) std::get<3>(key).emplace_back(p.overhead, p.decode_delay_ps, p.correctable);
-  static std::mutex mutex;
-  static std::map<Key, std::weak_ptr<const ProfileTiming[]>> tables;
-  const std::lock_guard<std::mutex> lock(mutex);
-  std::weak_ptr<const ProfileTiming[]>& slot = tables[key];
-  if (auto shared = slot.lock()) return shared;
-  std::shared_ptr<ProfileTiming[]> t(new ProfileTiming[cfg.fec_menu.size()]);
-  for (std::size_t k = 0; k < cfg.fec_menu.size(); ++k) {
-    const FecProfile& p = cfg.fec_menu[k];
-    t[k] = {wire_time_ps(cfg.flit_bytes * (1.0 + p.overhead), cfg.forward_rate_bps),
-            static_cast<std::uint64_t>(cfg.flit_bytes * (1.0 + p.overhead) * 8.0 + 0.5),
-            cfg.propagation_ps + p.decode_delay_ps, static_cast<std::uint64_t>(cfg.flit_bytes * p.overhead + 0.5),
-            p.correctable};
-  }
-  slot = t;
-  return t;
 }
 
 const LinkStats& LinkEngine::stats() const {

@@ -9,12 +9,14 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "models/link/core/bit_errors.h"
 #include "models/link/core/control_serializer.h"
 #include "models/link/core/fec_profile.h"
 #include "models/link/core/ge_channel.h"
+#include "models/link/core/intern.h"
 #include "models/link/core/policy.h"
 #include "models/link/core/ring_queue.h"
 #include "models/link/core/rx_inorder.h"
@@ -337,23 +339,24 @@ class LinkEngine {
   void note_admission();
   void grow_first_tx();
 
-  // Per-profile constants the per-flit path reads. They depend only on the flit
-  // size, the forward rate, the propagation and the FEC menu, so every engine of
-  // one link configuration shares one table (a fabric's 16,384 engines then keep
-  // 8 bytes of it in their hot lines, not 4 x 48, and the table stays in the
-  // caches); each engine keeps its per-profile transmission counts
-  // (LinkStats::profile_transmissions, fec_bytes and transmissions are derived
-  // from them).
+  // Per-profile constants the per-flit path reads. They depend only on the
+  // flit size, the forward rate, the propagation and the FEC menu, so the
+  // table is interned: every engine of one link configuration shares it (a
+  // fabric's 16,384 engines keep 8 bytes of it in their hot lines, not
+  // 4 x 48, and the table stays in the caches); each engine keeps its
+  // per-profile transmission counts (LinkStats::profile_transmissions,
+  // fec_bytes and transmissions are derived from them).
   struct ProfileTiming {
     ps_t wire_ps;             // flit x (1 + o_k) at the forward rate
     std::uint64_t wire_bits;  // flit x (1 + o_k) x 8, rounded
     ps_t flight_ps;           // propagation + decode delay: serialization end -> decode completion
     std::uint64_t fec_bytes;  // parity bytes per flit
     std::uint32_t correctable;
+    bool operator<(const ProfileTiming& o) const {
+      return std::tie(wire_ps, wire_bits, flight_ps, fec_bytes, correctable) <
+             std::tie(o.wire_ps, o.wire_bits, o.flight_ps, o.fec_bytes, o.correctable);
+    }
   };
-  /// The shared table of a configuration's profiles (one per distinct flit
-  /// size, forward rate, propagation and menu in the process; thread-safe).
-  static std::shared_ptr<const ProfileTiming[]> profile_table(const LinkConfig& cfg);
   static constexpr std::size_t kInlineProfiles = 4;  // larger menus count out of line
   const ProfileTiming& prof(std::size_t k) const { return prof_[k]; }
   // Profiles 0..3 count inline; a larger menu's further profiles out of line
@@ -422,11 +425,10 @@ class LinkEngine {
   std::uint64_t wire_bit_ = 0;            // forward wire bits serialized so far
   AdmitHook on_admit_;
   DeliveryHook on_deliver_;
-  const ProfileTiming* prof_ = nullptr;        // profile_table_'s entries
+  const ProfileTiming* prof_ = nullptr;        // the interned table, one entry per profile
   std::uint64_t count_[kInlineProfiles] = {};  // transmissions per profile (menus of up to 4)
   GilbertElliott channel_;
   // ---- cold ----
-  std::shared_ptr<const ProfileTiming[]> profile_table_;
   std::unique_ptr<std::uint64_t[]> count_more_;  // transmissions of profiles kInlineProfiles.. (larger menus)
   LinkConfig cfg_;
   std::string down_reason_;
