@@ -328,10 +328,11 @@ void fabric_kernel::fail(const std::string& why) {
   throw std::logic_error("unreachable");
 }
 
-std::string fabric_kernel::fmt_deadline() const {
-  std::ostringstream os;
-  os << "simulated time passed the deadline of " << fmt::format("{:.3f}", deadline_ps_ / 1e6) << " us (run.deadline)";
-  return os.str();
+std::string fabric_kernel::fmt_deadline(std::uint64_t next_ps) const {
+  return fmt::format(
+      "the next event, at t={:g} us, lies past the deadline of {:g} us simulated (run.deadline; raise it if the "
+      "fabric is meant to be this slow, e.g. long propagation delays); stopped",
+      static_cast<double>(next_ps) / 1e6, static_cast<double>(deadline_ps_) / 1e6);
 }
 
 void fabric_kernel::kernel_thread() {
@@ -353,7 +354,7 @@ void fabric_kernel::kernel_thread() {
     engine_->run(std::min(h, deadline_ps_ + 1), done);
     if (done.empty() && engine_->next_event_time() != link::kNever && engine_->next_event_time() > deadline_ps_ &&
         h > deadline_ps_)
-      fail(fmt_deadline());
+      fail(fmt_deadline(engine_->next_event_time()));
     if (engine_->stalled()) fail("a link makes no progress");
     if (engine_->failed_direction() >= 0) {
       // A terminal failure is a result, not a malfunction: record it and stop.
@@ -366,7 +367,7 @@ void fabric_kernel::kernel_thread() {
     }
     if (!done.empty()) {
       const std::uint64_t tc = done.front().time_ps;
-      if (tc > deadline_ps_) fail(fmt_deadline());
+      if (tc > deadline_ps_) fail(fmt_deadline(tc));
       // Transfers of external initiators only: nothing in SystemC waits for
       // that instant (b_transport annotates it; a read request's data is read
       // from a memory no rank can change before it, the core never passing
@@ -391,7 +392,7 @@ void fabric_kernel::kernel_thread() {
       }
       continue;
     }
-    if (h > deadline_ps_) fail(fmt_deadline());
+    if (h > deadline_ps_) fail(fmt_deadline(h));
     if (h_sw <= h_f) {
       if (h > now_ps())
         sc_core::wait(sc_core::sc_time::from_value(h - now_ps()), state_changed_);

@@ -145,7 +145,8 @@ class fabric_kernel : public sc_core::sc_module, public fabric_sync_if {
   void change_state(int rank, rank_state s, std::uint64_t until_ps);
   std::uint64_t horizon();
   [[noreturn]] void fail(const std::string& why);
-  std::string fmt_deadline() const;
+  /// The deadline diagnosis: `next_ps` (ps) is the first pending instant, past run.deadline.
+  std::string fmt_deadline(std::uint64_t next_ps) const;
   std::uint64_t now_ps() const { return sc_core::sc_time_stamp().value(); }
 
   std::unique_ptr<fabric_core::TimingCore> engine_;

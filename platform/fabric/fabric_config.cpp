@@ -255,7 +255,9 @@ std::string fabric_kind(const config::Document& doc) {
                 "this file is a schedule, not a fabric: name it in a fabric's workload (workload.schedule)");
   }
   config::Section f = root.child("fabric");
-  // Every kind the program knows, so a typo lists them all.
+  // Every kind the program knows, so a typo (or a missing kind) lists them all.
+  if (!f.has("kind"))
+    f.fail("kind", "required value is missing: one of link-pair, ring, switched-pod, explicit, pcie-host, rifl-link");
   f.choice("kind", "", {"link-pair", "ring", "switched-pod", "explicit", "pcie-host", "rifl-link"});
   return f.required_string("kind");
 }
@@ -545,7 +547,10 @@ FabricRunConfig parse_fabric(config::Section root) {
   std::uint64_t n_acc = 0, n_sw = 0;
   if (F.generator != "explicit") n_acc = f.integer("accelerators", 8, 2, kMaxAccelerators);
   if (F.generator == "switched-pod") n_sw = f.integer("switches", 1, 1, 256);
-  if (f.has("address_base")) F.address_base = parse_address(f, "address_base");
+  if (f.has("address_base")) {
+    F.address_base = parse_address(f, "address_base");
+    F.address_base_src = {where_of(f, "address_base"), "fabric.address_base"};
+  }
   f.finish();
 
   config::Section d = root.child_or_empty("defaults");

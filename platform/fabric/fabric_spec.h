@@ -97,6 +97,7 @@ struct FabricSpec {
   /// First global address the rank-order assignment of base addresses tries
   /// (fabric.address_base, bytes; default 0).
   std::uint64_t address_base = 0;
+  SourceRef address_base_src;  ///< where fabric.address_base is set (empty `where` if not)
   /// Number of tlm-initiator nodes.
   std::size_t initiators() const {
     std::size_t n = 0;

@@ -17,6 +17,7 @@ namespace fabricsim::fabric {
 sw::Ladder load_ladder(const std::string& path) {
   auto doc = std::make_shared<config::Document>(config::load_document(path));
   config::Section root = config::root_section(doc);
+  if (!root.has("ladder")) root.expect_keys({"ladder"});  // a misspelt `ladder:` gets a suggestion
   config::Section l = root.child("ladder");
   sw::Ladder L;
   L.name = l.required_string("name");

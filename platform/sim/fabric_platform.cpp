@@ -100,7 +100,10 @@ fabric_core::AddressMap address_map(const fabric::FabricRunConfig& cfg) {
       m.add({n->id, n->rank, b, size_of(*n)});
       cursor = b + size_of(*n);
     } catch (const std::invalid_argument& e) {
-      throw fabric::FabricError(fmt::format("{}: {}", n->src.prefix(), e.what()));
+      // Past the end of the address space from a base the file set: blame the base.
+      const bool base = F.address_base != 0 && !F.address_base_src.where.empty();
+      throw fabric::FabricError(fmt::format("{}: {}{}", base ? F.address_base_src.prefix() : n->src.prefix(), e.what(),
+                                            base ? fmt::format(" (placing {} from it)", n->id) : ""));
     }
   }
   return m;
