@@ -27,6 +27,7 @@
 #include <new>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "platform/cli/bench.h"
@@ -246,6 +247,12 @@ void prepare_out(const RunArgs& a) {
     if (!f) throw config::ConfigError(fmt::format("--out '{}': the folder is not writable", a.out));
   }
   fs::remove(probe, ec);
+  // One run or sweep at a time writes a folder (a sweep takes the same lock):
+  // held until this process ends. A folder that cannot be locked (no flock on
+  // its file system, no read permission) is written unlocked.
+  if (report::lock_output_folder(out, false) == report::FolderLock::busy)
+    throw config::ConfigError(fmt::format(
+        "--out '{}': another run or sweep is writing there; wait for it to end or name another --out", a.out));
   // Outputs the run will write: a file there is a previous run's (removed),
   // anything else (a folder) would fail the write after simulating: exit 2 now.
   for (const char* f : kRunOutputs)
@@ -320,17 +327,44 @@ std::string dot_path(const std::string& name, const std::string& dot_opt) {
   return ((dot_opt.empty() ? fs::path("out") : fs::path(dot_opt)) / (safe + ".dot")).string();
 }
 
-// Write the DOT file; a path that cannot be written is bad input (exit 2).
+// Does the existing file `path` begin like a DOT graph ([strict] graph /
+// digraph, after blanks and comments of its first lines)?
+bool looks_like_dot(const fs::path& path) {
+  std::ifstream f(path);
+  std::string word;
+  for (std::string line; word.empty() && std::getline(f, line);) {
+    const std::size_t b = line.find_first_not_of(" \t\r");
+    if (b == std::string::npos || line.compare(b, 2, "//") == 0 || line[b] == '#') continue;
+    std::istringstream is(line.substr(b));
+    is >> word;
+    if (word == "strict") is >> word;
+  }
+  return word == "graph" || word == "digraph";
+}
+
+// Write the DOT file; a path that cannot be written is bad input (exit 2),
+// and so is one that would overwrite an input of this check (the fabric, a
+// schedule, an included file) or an existing file that is not a DOT graph.
 void write_dot(const std::string& path, const std::string& dot, bool dot_given) {
   // The file is written beside the target and renamed over it: a device, a
   // FIFO or a socket there (--dot /dev/null) would be replaced, not written.
   std::error_code ec;
+  const char* what = dot_given ? "--dot" : "the DOT file";
   const fs::file_status st = fs::status(path, ec);
   if (fs::exists(st) && !fs::is_regular_file(st))
     throw config::ConfigError(
         fmt::format("{} '{}': exists and is not a regular file (a device or FIFO?); name a file "
                     "or a folder",
-                    dot_given ? "--dot" : "the DOT file", path));
+                    what, path));
+  if (fs::exists(st)) {
+    for (const auto& [input, hash] : config::files_read())
+      if (fs::equivalent(path, input, ec))
+        throw config::ConfigError(fmt::format("{} '{}': is {}, an input of this check; name another file (e.g. {}.dot)",
+                                              what, path, input, fs::path(path).stem().string()));
+    if (!looks_like_dot(path))
+      throw config::ConfigError(fmt::format(
+          "{} '{}': exists and is not a DOT graph; it is left alone: remove it or name another file", what, path));
+  }
   try {
     write_atomic(path, dot);
   } catch (const std::exception& e) {

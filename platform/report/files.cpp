@@ -1,5 +1,9 @@
 #include "platform/report/files.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -37,6 +41,15 @@ void write_atomic(const fs::path& p, const std::string& content) {
     fs::remove(tmp, ec);  // never leave FILE.tmp behind
     throw std::runtime_error("cannot write " + p.string() + ": " + ec.message());
   }
+}
+
+FolderLock lock_output_folder(const fs::path& dir, bool shared) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno == EACCES ? FolderLock::no_read_permission : FolderLock::unsupported;
+  if (::flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) == 0) return FolderLock::held;  // fd kept until exit
+  const int err = errno;
+  ::close(fd);
+  return err == EWOULDBLOCK ? FolderLock::busy : FolderLock::unsupported;
 }
 
 std::string dangling_symlink_on(const fs::path& dir) {

@@ -19,6 +19,19 @@ void write_atomic(const std::filesystem::path& path, const std::string& content)
 /// parents, "" if there is none.
 std::string dangling_symlink_on(const std::filesystem::path& dir);
 
+/// How lock_output_folder() ended.
+enum class FolderLock { held, busy, no_read_permission, unsupported };
+
+/// Lock the output folder `dir` (an existing folder) for this process's
+/// life: flock(2) on the folder itself, so nothing is added to it; shared
+/// (the shares of a sweep run at once) or exclusive (a run, a whole sweep,
+/// --collect). Returns busy if another process holds a conflicting lock,
+/// no_read_permission if the folder cannot be opened to lock it,
+/// unsupported if it cannot be opened otherwise or the file system has no
+/// flock (ENOLCK: then nothing is locked). Throws nothing. A process holds
+/// one such lock: call it once.
+FolderLock lock_output_folder(const std::filesystem::path& dir, bool shared);
+
 /// Whole file into `out`; false if it cannot be opened.
 bool read_file(const std::filesystem::path& path, std::string& out);
 

@@ -491,6 +491,10 @@ Study load_study(const std::string& path) {
   Study st;
   st.file = path;
   config::Section root = config::root_section(doc);
+  if (!root.has("study")) {
+    if (root.has("fabric")) root.fail("fabric", "this file is a fabric, not a study: run it with `fabricsim run FILE`");
+    root.expect_keys({"study"});  // a misspelt `study:` gets a suggestion
+  }
   config::Section s = root.child("study");
   // A misspelt key first: `sedes:` would otherwise show as `seeds` missing.
   s.expect_keys({"name", "fabric", "policies", "seeds", "set", "columns", "metrics", "variants", "grid"});
@@ -834,25 +838,19 @@ void lock_share(const fs::path& out, unsigned index, unsigned count) {
 void lock_sweep_out(const fs::path& out, bool shared) {
   static bool held = false;  // a second flock of this process would meet its own
   if (held) return;
-  const int fd = ::open(out.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) {  // require_writable_dir has vouched for the folder: it is there and writable
-    if (errno == EACCES)
+  switch (report::lock_output_folder(out, shared)) {
+    case report::FolderLock::held: held = true; return;  // until exit
+    case report::FolderLock::unsupported: return;
+    case report::FolderLock::no_read_permission:
       throw config::ConfigError(
           fmt::format("--out '{}': the folder cannot be locked against a second sweep (no "
                       "read permission on it): chmod u+r it",
                       out.string()));
-    return;
+    case report::FolderLock::busy:
+      throw config::ConfigError(fmt::format(
+          "--out '{}': another sweep or run is writing there ({}); wait for it to end or name another --out",
+          out.string(), shared ? "a run, a whole sweep or --collect" : "a run, a sweep, a share or --collect"));
   }
-  if (::flock(fd, (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) == 0) {
-    held = true;  // until exit
-    return;
-  }
-  const int err = errno;
-  ::close(fd);
-  if (err != EWOULDBLOCK) return;
-  throw config::ConfigError(
-      fmt::format("--out '{}': another sweep is writing there ({}); wait for it to end or name another --out",
-                  out.string(), shared ? "a whole sweep or --collect" : "a sweep, a share or --collect"));
 }
 }  // namespace
 

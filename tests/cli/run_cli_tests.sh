@@ -2322,6 +2322,16 @@ t_input_blame_and_limits() {
   expect_bad_input "$RES/acc35" "expected a whole number in [2, 4096], got '3.5'"
   fs run "$ROOT/topologies/studies/ring-allreduce.yaml" --out "$RES/study-as-fabric"
   expect_bad_input "$RES/study-as-fabric" "key 'study': this file is a study, not a fabric: run it with \`fabricsim sweep FILE\`"
+  fs sweep "$ROOT/topologies/ring8.yaml" --out "$RES/fabric-as-study"
+  expect_bad_input "$RES/fabric-as-study" "key 'fabric': this file is a fabric, not a study: run it with \`fabricsim run FILE\`"
+  sed 's/^study:/stduy:/' "$ROOT/topologies/studies/ring-allreduce.yaml" >"$FX/stduy.yaml"
+  fs sweep "$FX/stduy.yaml" --out "$RES/stduy"
+  expect_bad_input "$RES/stduy" "stduy.yaml:" "key 'stduy': unknown key (did you mean 'study'?)"
+  fs run "$ROOT/topologies/ring8.yaml" --set fabric.address_base=0xfffffffffffff000 --out "$RES/base"
+  expect_bad_input "$RES/base" "--set fabric.address_base: no room for" "(placing acc0 from it)"
+  sed '/^  kind: ring/d' "$ROOT/topologies/ring8.yaml" >"$FX/nokind.yaml"
+  fs run "$FX/nokind.yaml" --out "$RES/nokind"
+  expect_bad_input "$RES/nokind" "key 'fabric.kind': required value is missing: one of link-pair, ring,"
   write_tiny lonely-switch.yaml 's/  - {id: sw0, kind: ualink-switch}/  - {id: sw0, kind: ualink-switch}\n  - {id: sw1, kind: ualink-switch}/'
   fs run "$FX/lonely-switch.yaml" --out "$RES/lonely-switch"
   expect_bad_input "$RES/lonely-switch" "lonely-switch.yaml:8:" "ualink-switch 'sw1' has no link"
@@ -2468,7 +2478,7 @@ t_sweep_out_locked() {
   hold_lock -x "$d"
   fs sweep "$st" --out "$d"
   [[ $rc -eq 2 ]] || note "a locked --out: exit $rc, expected 2"
-  grep -qF "another sweep is writing there" "$ERR" || { note "a locked --out: no reason"; show_output; }
+  grep -qF "another sweep or run is writing there" "$ERR" || { note "a locked --out: no reason"; show_output; }
   [[ $(cat "$d/results.csv") == keep ]] || note "a locked --out: results.csv was touched"
   fs sweep "$st" --shard 1/3 --out "$d"
   [[ $rc -eq 2 ]] || note "a share beside a whole sweep: exit $rc, expected 2"
@@ -2491,6 +2501,55 @@ t_sweep_out_locked() {
   return 0
 }
 check "sweep: a second sweep into a --out in use is refused (exit 2); shares run side by side, the same share twice or a share of another split is refused" t_sweep_out_locked
+
+# A run takes the sweep's lock on its --out: a second run (or a run beside a
+# sweep) into a folder in use is refused before it removes anything there.
+t_run_out_locked() {
+  command -v flock >/dev/null || return 0
+  local d="$RES/runlocked" held
+  mkdir -p "$d" && echo "keep" >"$d/result.json"
+  hold_lock -x "$d"
+  fs run "$ROOT/topologies/ring8.yaml" --set workload.size=64KiB --quiet --out "$d"
+  [[ $rc -eq 2 ]] || note "a run into a locked --out: exit $rc, expected 2"
+  grep -qF "another run or sweep is writing there" "$ERR" || { note "a run into a locked --out: no reason"; show_output; }
+  [[ $(cat "$d/result.json") == keep ]] || note "a run into a locked --out touched the previous result.json"
+  release_lock
+  hold_lock -s "$d"  # a share of a sweep
+  fs run "$ROOT/topologies/ring8.yaml" --set workload.size=64KiB --quiet --out "$d"
+  [[ $rc -eq 2 ]] || note "a run beside a sweep's share: exit $rc, expected 2"
+  release_lock
+  fs run "$ROOT/topologies/ring8.yaml" --set workload.size=64KiB --quiet --out "$d"
+  [[ $rc -eq 0 && -s $d/collectives.csv ]] || { note "a run once the lock is released: exit $rc"; show_output; }
+  [[ $(cat "$d/result.json") != keep ]] || note "the run left the previous result.json"
+  # a run holds its folder: a sweep into it is refused while it runs
+  "$BIN" run "$ROOT/topologies/ring8.yaml" --set workload.size=8MiB --quiet --out "$d" >/dev/null 2>&1 &
+  local runner=$! i
+  for i in $(seq 100); do flock -n -x "$d" true || break; sleep 0.05; done
+  fs sweep "$ROOT/topologies/studies/link-protocols-quick.yaml" --out "$d"
+  [[ $rc -eq 2 ]] || note "a sweep beside a run: exit $rc, expected 2"
+  wait "$runner"
+  return 0
+}
+check "run: a run into a --out that a run or sweep writes is refused (exit 2, nothing removed); a sweep beside a run too" t_run_out_locked
+
+# check --dot never overwrites an input of the check or a file that is not a DOT graph.
+t_check_dot_keeps_inputs() {
+  write_tiny dotin.yaml
+  cp "$FX/dotin.yaml" "$RES/dotin.copy"
+  fs check "$FX/dotin.yaml" --dot "$FX/dotin.yaml"
+  [[ $rc -eq 2 ]] || note "--dot naming the fabric file: exit $rc, expected 2"
+  grep -qF "an input of this check" "$ERR" || { note "--dot naming the fabric file: no reason"; show_output; }
+  cmp -s "$FX/dotin.yaml" "$RES/dotin.copy" || note "--dot overwrote the fabric file"
+  echo "my notes" >"$RES/notes.txt"
+  fs check "$FX/dotin.yaml" --dot "$RES/notes.txt"
+  [[ $rc -eq 2 ]] || note "--dot naming a file that is not DOT: exit $rc, expected 2"
+  grep -qF "is not a DOT graph" "$ERR" || { note "--dot naming a text file: no reason"; show_output; }
+  [[ $(cat "$RES/notes.txt") == "my notes" ]] || note "--dot overwrote a text file"
+  fs check "$FX/dotin.yaml" --dot "$RES/again.dot"
+  fs check "$FX/dotin.yaml" --dot "$RES/again.dot"
+  [[ $rc -eq 0 ]] || { note "--dot over a DOT file it wrote before: exit $rc, expected 0"; show_output; }
+}
+check "check: --dot refuses to overwrite an input (the fabric) or a file that is not a DOT graph (exit 2, the file kept)" t_check_dot_keeps_inputs
 
 # Input the parsers would misreport: a file with CR-only line endings (every
 # error on "line 1"), a null, list or empty key, text inside an MSCCL element.
