@@ -218,7 +218,7 @@ link::LinkConfig parse_link_overlay(Section s, const link::LinkConfig& base) {
 LinkExperimentConfig parse_link_experiment(Section root) {
   LinkExperimentConfig e;
   Section f = root.child("fabric");
-  e.name = f.string("name", "link-pair");
+  e.name = f.name("name", "link-pair");
   const std::string kind = f.required_string("kind");
   if (kind != "link-pair") f.fail("kind", fmt::format("'{}' is not a fabric kind this build runs (link-pair)", kind));
   f.finish();

@@ -111,7 +111,7 @@ RiflExperimentConfig parse_rifl_experiment(Section root) {
   RiflExperimentConfig e;
   auto& c = e.link;
   Section f = root.child("fabric");
-  e.name = f.string("name", "rifl-link");
+  e.name = f.name("name", "rifl-link");
   const std::string kind = f.required_string("kind");
   if (kind != "rifl-link") f.fail("kind", fmt::format("'{}' is not a RIFL link experiment (rifl-link)", kind));
   f.finish();

@@ -368,7 +368,15 @@ void apply_overrides(Document& doc, const std::vector<std::string>& assignments,
     try {
       v = YAML::Load(value);
     } catch (const YAML::Exception& e) {
-      throw ConfigError(one_line(fmt::format("{}: cannot parse value '{}': {}", who, value, e.msg)));
+      // A long value is shown by its first 80 bytes; deep nesting by yaml-cpp's limit, not its "bad file".
+      std::size_t cut = 80;  // (at a character boundary: the value is UTF-8)
+      while (cut < value.size() && cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0u) == 0x80u) --cut;
+      const std::string shown =
+          value.size() > 100 ? value.substr(0, cut) + fmt::format("... ({} bytes)", value.size()) : value;
+      const auto* deep = dynamic_cast<const YAML::DeepRecursion*>(&e);
+      const std::string why =
+          deep ? fmt::format("lists or maps nested more than {} levels deep (yaml-cpp's limit)", deep->depth()) : e.msg;
+      throw ConfigError(one_line(fmt::format("{}: cannot parse value '{}': {}", who, shown, why)));
     }
     // As in a file: a map written twice with one key keeps the first value silently.
     VisitedNodes visited;
@@ -615,6 +623,17 @@ std::string Section::required_string(const std::string& key) {
   if (!n.IsDefined()) fail(key, "required value is missing");
   unset(key, n);
   return scalar(key, n);
+}
+
+std::string Section::name(const std::string& key, const std::string& dflt) {
+  const std::string v = string(key, dflt);
+  const bool control =
+      std::any_of(v.begin(), v.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+  if (v.empty() || v.size() > 100 || control)
+    fail(key, fmt::format("a name of 1 to 100 bytes with no control character is expected (it names reports and "
+                          "files), got {} bytes{}",
+                          v.size(), control ? " with a control character" : ""));
+  return v;
 }
 
 std::string Section::choice(const std::string& key, const std::string& dflt, const std::vector<std::string>& options) {

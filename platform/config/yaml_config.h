@@ -139,6 +139,9 @@ class Section {
   bool boolean(const std::string& key, bool dflt);
   std::string string(const std::string& key, const std::string& dflt);
   std::string required_string(const std::string& key);
+  /// A name shown in reports and used in file names (fabric.name): a string
+  /// of 1 to 100 bytes with no control character; anything else is an error.
+  std::string name(const std::string& key, const std::string& dflt);
   /// One of `options`; anything else is an error listing them.
   std::string choice(const std::string& key, const std::string& dflt, const std::vector<std::string>& options);
 

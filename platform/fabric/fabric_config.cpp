@@ -542,7 +542,7 @@ FabricRunConfig parse_fabric(config::Section root) {
   FabricRunConfig c;
   FabricSpec& F = c.fabric;
   config::Section f = root.child("fabric");
-  F.name = f.string("name", "fabric");
+  F.name = f.name("name", "fabric");
   F.generator = f.choice("kind", "ring", {"ring", "switched-pod", "explicit"});
   std::uint64_t n_acc = 0, n_sw = 0;
   if (F.generator != "explicit") n_acc = f.integer("accelerators", 8, 2, kMaxAccelerators);
@@ -570,7 +570,18 @@ FabricRunConfig parse_fabric(config::Section root) {
     for (auto& l : F.links) l.proto = c.default_proto;
   } else {
     std::map<std::string, std::size_t> ids;
-    for (auto& n : root.list("nodes", true)) explicit_node(n, F, D, ids);
+    std::uint64_t listed_acc = 0;
+    for (auto& n : root.list("nodes", true)) {
+      explicit_node(n, F, D, ids);
+      // The limit of ring and pod fabrics, for the same reason (O(N^2) route tables).
+      if (F.nodes.back().kind == "accelerator" && ++listed_acc > kMaxAccelerators)
+        n.fail("kind", fmt::format("more than {} accelerators: a fabric holds all-pairs distances and forwarding "
+                                   "tables (accelerators x nodes entries each), so at most {} are supported",
+                                   kMaxAccelerators, kMaxAccelerators));
+      if (F.nodes.size() > 2 * kMaxAccelerators)
+        n.fail("id", fmt::format("more than {} nodes: at most {} are supported (O(N^2) route tables)",
+                                 2 * kMaxAccelerators, 2 * kMaxAccelerators));
+    }
     explicit_links(root, F, ids, c.default_link, c.default_proto);
   }
   if (F.generator != "explicit") {

@@ -200,7 +200,7 @@ void read_stall_costs(config::Section& a, HostSpec& H) {
 
 config::Section fabric_section(config::Section& root, HostSpec& H) {
   config::Section f = root.child("fabric");
-  H.name = f.string("name", "host");
+  H.name = f.name("name", "host");
   f.choice("kind", "pcie-host", {"pcie-host"});
   H.quadrants = static_cast<int>(f.integer("quadrants", 4, 1, 64));
   link_latency_bandwidth(f, H);

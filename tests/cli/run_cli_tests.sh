@@ -662,13 +662,19 @@ t_check_dot_dir() {
   # --dot DIR/ (a folder that does not exist yet) is a folder: created, DIR/tiny.dot written.
   fs check "$FX/dotdir.yaml" --dot "$RES/newdot/sub/"
   [[ $rc -eq 0 && -s $RES/newdot/sub/tiny.dot ]] || note "check --dot NEWDIR/: exit $rc, no NEWDIR/tiny.dot"
-  # A default DOT path that cannot be written says why and does not blame --dot.
-  (cd "$WORK" && exec "$BIN" check "$ROOT/topologies/ring8.yaml" --set "fabric.name=$(printf 'x%.0s' {1..300})") >"$OUT" 2>"$ERR"
+  # A default DOT path that cannot be written (out is a file) says why and does not blame --dot.
+  touch "$WORK/out"
+  (cd "$WORK" && exec "$BIN" check "$ROOT/topologies/ring8.yaml") >"$OUT" 2>"$ERR"
   rc=$?
-  [[ $rc -eq 2 ]] || note "a 300-character DOT name: exit $rc"
-  grep -qF "error: the DOT file: cannot write out/" "$ERR" && grep -qF "File name too long" "$ERR" ||
+  [[ $rc -eq 2 ]] || note "a default DOT path under a file named out: exit $rc"
+  grep -qF "error: the DOT file: cannot create the folder out: Not a directory" "$ERR" ||
     note "no reason, or --dot blamed: $(head -c 300 "$ERR")"
   rm -rf -- "${WORK:?}/out"
+  # A fabric name of 300 bytes (the DOT file's name) or with a control character: bad input.
+  fs check "$ROOT/topologies/ring8.yaml" --set "fabric.name=$(printf 'x%.0s' {1..300})" --dot "$RES/longname/"
+  expect_bad_input "$RES/longname" "--set fabric.name: a name of 1 to 100 bytes with no control character" "got 300 bytes"
+  fs check "$ROOT/topologies/ring8.yaml" --set "fabric.name=a$(printf '\x01')b" --dot "$RES/ctlname/"
+  expect_bad_input "$RES/ctlname" "--set fabric.name:" "with a control character"
 }
 
 t_set_before_fabric() {
@@ -1349,7 +1355,7 @@ EOF2
 }
 check "a grid value out of range: exit 2 naming the study file's line of the value" t_grid_value_line
 check "a text column (algorithm; a RIFL run's ber, mtbf_years) as a study metric: exit 2 before any point runs" t_text_metric
-check "check --dot DIR (or a new DIR/) writes DIR/NAME.dot and leaves no DIR.tmp; an unwritable default DOT path says why" t_check_dot_dir
+check "check --dot DIR (or a new DIR/) writes DIR/NAME.dot and leaves no DIR.tmp; an unwritable default DOT path says why; a fabric name over 100 bytes or with a control character is bad input" t_check_dot_dir
 check "run --set k=v FABRIC.yaml: the fabric is not taken as another --set" t_set_before_fabric
 check "--seed / --policy together with a --set of the same key: exit 2" t_seed_policy_conflicts
 check "a study's set of run.seed: exit 2 pointing to seeds" t_study_sets_seed
@@ -2329,6 +2335,13 @@ t_input_blame_and_limits() {
   expect_bad_input "$RES/stduy" "stduy.yaml:" "key 'stduy': unknown key (did you mean 'study'?)"
   fs run "$ROOT/topologies/ring8.yaml" --set fabric.address_base=0xfffffffffffff000 --out "$RES/base"
   expect_bad_input "$RES/base" "--set fabric.address_base: no room for" "(placing acc0 from it)"
+  { printf 'fabric:\n  name: big\n  kind: explicit\nnodes:\n'
+    for i in $(seq 0 4096); do printf '  - {id: a%d, kind: accelerator}\n' "$i"; done; } >"$FX/bigexp.yaml"
+  fs check "$FX/bigexp.yaml" --dot "$RES/bigexp/"
+  expect_bad_input "$RES/bigexp" "bigexp.yaml:4101:" "key 'nodes[4096].kind': more than 4096 accelerators"
+  fs run "$ROOT/topologies/ring8.yaml" --set "workload=$(printf '[%.0s' {1..5000})" --out "$RES/deepset"
+  expect_bad_input "$RES/deepset" "--set workload: cannot parse value '[[[" "... (5000 bytes)': lists or maps nested more than"
+  [[ $(wc -c <"$ERR") -lt 400 ]] || note "a 5000-byte --set value is echoed whole: $(wc -c <"$ERR") bytes"
   sed '/^  kind: ring/d' "$ROOT/topologies/ring8.yaml" >"$FX/nokind.yaml"
   fs run "$FX/nokind.yaml" --out "$RES/nokind"
   expect_bad_input "$RES/nokind" "key 'fabric.kind': required value is missing: one of link-pair, ring,"
@@ -2343,7 +2356,7 @@ t_input_blame_and_limits() {
   fs check "$ROOT/topologies/ring8.yaml" --dot "$FX/a-file/x.dot"
   expect_bad_input "$FX/a-file/x.dot" "--dot: cannot create the folder $FX/a-file: Not a directory"
 }
-check "errors name the key the user wrote (overrides, memory, FEC order); run.deadline 0, a study given to run, a switch with no link, an option without its value: exit 2" t_input_blame_and_limits
+check "errors name the key the user wrote (overrides, memory, FEC order); run.deadline 0, a study given to run, a switch with no link, an option without its value, a fabric given to sweep, a misspelt study:, a missing kind, an explicit fabric of 4097 accelerators, a 5000-byte --set value (shown by its head): exit 2" t_input_blame_and_limits
 
 t_numbers_written_other_ways() {
   fs sweep "$ROOT/topologies/studies/ring-allreduce.yaml" --jobs abc --out "$RES/jobs-abc"
