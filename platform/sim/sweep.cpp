@@ -1169,7 +1169,8 @@ int collect_finished(const Study& st, const std::vector<Point>& points, const Re
   if (!plan.todo.empty()) {
     std::cerr << fmt::format(
         "error: cannot collect {}: {} of {} points are missing or stale ({}; first: {}); run every share "
-        "(--shard I/N) with this program first\n",
+        "(--shard I/N) with this program and this --out first (a point run with other arguments, e.g. in a "
+        "folder copied from elsewhere, is stale and runs again)\n",
         st.name, plan.todo.size(), points.size(), plan.why, points[plan.todo.front()].dir);
     return 3;
   }
