@@ -328,11 +328,16 @@ std::string dot_path(const std::string& name, const std::string& dot_opt) {
 }
 
 // Does the existing file `path` begin like a DOT graph ([strict] graph /
-// digraph, after blanks and comments of its first lines)?
+// digraph, after blanks and comments of its first lines)? Reads its first
+// 4 KiB only.
 bool looks_like_dot(const fs::path& path) {
-  std::ifstream f(path);
+  std::ifstream f(path, std::ios::binary);
+  std::string head(4096, '\0');
+  f.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(f.gcount()));
+  std::istringstream lines(head);
   std::string word;
-  for (std::string line; word.empty() && std::getline(f, line);) {
+  for (std::string line; word.empty() && std::getline(lines, line);) {
     const std::size_t b = line.find_first_not_of(" \t\r");
     if (b == std::string::npos || line.compare(b, 2, "//") == 0 || line[b] == '#') continue;
     std::istringstream is(line.substr(b));

@@ -193,6 +193,13 @@ void record_file_absent(const std::string& path) {
     reg.emplace_back(path, kAbsentFile);
 }
 
+namespace {
+// yaml-cpp's nesting limit, named (its own text is only "bad file").
+std::string too_deep(const YAML::DeepRecursion& e) {
+  return fmt::format("lists or maps nested more than {} levels deep (yaml-cpp's limit)", e.depth());
+}
+}  // namespace
+
 Document load_document(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
@@ -249,9 +256,8 @@ Document load_document(const std::string& path) {
   try {
     d.root = YAML::Load(text);
     second = second_document_line(text);
-  } catch (const YAML::DeepRecursion& e) {  // its own text is only "bad file"
-    throw ConfigError(fmt::format("{}: lists or maps nested more than {} levels deep (yaml-cpp's limit)",
-                                  where(path, e.mark), e.depth()));
+  } catch (const YAML::DeepRecursion& e) {
+    throw ConfigError(fmt::format("{}: {}", where(path, e.mark), too_deep(e)));
   } catch (const YAML::Exception& e) {
     throw ConfigError(fmt::format("{}: YAML syntax error: {}", where(path, e.mark), e.msg));
   }
@@ -374,9 +380,8 @@ void apply_overrides(Document& doc, const std::vector<std::string>& assignments,
       const std::string shown =
           value.size() > 100 ? value.substr(0, cut) + fmt::format("... ({} bytes)", value.size()) : value;
       const auto* deep = dynamic_cast<const YAML::DeepRecursion*>(&e);
-      const std::string why =
-          deep ? fmt::format("lists or maps nested more than {} levels deep (yaml-cpp's limit)", deep->depth()) : e.msg;
-      throw ConfigError(one_line(fmt::format("{}: cannot parse value '{}': {}", who, shown, why)));
+      throw ConfigError(
+          one_line(fmt::format("{}: cannot parse value '{}': {}", who, shown, deep ? too_deep(*deep) : e.msg)));
     }
     // As in a file: a map written twice with one key keeps the first value silently.
     VisitedNodes visited;
