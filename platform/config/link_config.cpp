@@ -221,7 +221,7 @@ LinkExperimentConfig parse_link_experiment(Section root) {
   e.name = f.name("name", "link-pair");
   const std::string kind = f.required_string("kind");
   if (kind != "link-pair") f.fail("kind", fmt::format("'{}' is not a fabric kind this build runs (link-pair)", kind));
-  f.finish();
+  finish_fabric_section(f, kind);
   {
     Section l = root.child("link");
     // Credits exist between a link and the node behind it in a fabric; the

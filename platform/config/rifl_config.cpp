@@ -114,7 +114,7 @@ RiflExperimentConfig parse_rifl_experiment(Section root) {
   e.name = f.name("name", "rifl-link");
   const std::string kind = f.required_string("kind");
   if (kind != "rifl-link") f.fail("kind", fmt::format("'{}' is not a RIFL link experiment (rifl-link)", kind));
-  f.finish();
+  finish_fabric_section(f, kind);
 
   Section s = root.child("rifl");
   parse_rifl_keys(s, c, false);

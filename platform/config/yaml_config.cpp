@@ -681,6 +681,39 @@ void Section::finish() const {
   }
 }
 
+std::vector<std::string> Section::unused_keys() const {
+  std::vector<std::string> out;
+  if (!node_.IsMap()) return out;
+  for (auto it = node_.begin(); it != node_.end(); ++it)
+    if (it->first.IsScalar() && !used_.count(it->first.Scalar())) out.push_back(it->first.Scalar());
+  return out;
+}
+
+void finish_fabric_section(const Section& fabric, const std::string& kind) {
+  // The keys of `fabric:` that each kind reads (its parser: link_config.cpp,
+  // rifl_config.cpp, fabric_config.cpp, host_hardware.cpp).
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> kKeys = {
+      {"link-pair", {"name", "kind"}},
+      {"rifl-link", {"name", "kind"}},
+      {"ring", {"name", "kind", "accelerators", "address_base"}},
+      {"switched-pod", {"name", "kind", "accelerators", "switches", "address_base"}},
+      {"explicit", {"name", "kind", "address_base"}},
+      {"pcie-host",
+       {"name", "kind", "quadrants", "latency", "bandwidth", "link", "host_bridges", "switches", "gpus", "host_memory",
+        "address_base"}},
+  };
+  for (const std::string& k : fabric.unused_keys()) {
+    std::string kinds;
+    for (const auto& [other, keys] : kKeys)
+      if (other != kind && std::find(keys.begin(), keys.end(), k) != keys.end())
+        kinds += (kinds.empty() ? "" : ", ") + other;
+    if (!kinds.empty())
+      fabric.fail(k, fmt::format("a fabric of kind {} has no '{}' (fabric.kind is '{}'; '{}' belongs to kind {})",
+                                 kind, k, kind, k, kinds));
+  }
+  fabric.finish();
+}
+
 std::string closest_name(const std::string& word, const std::vector<std::string>& names) {
   // Optimal string alignment distance (Damerau-Levenshtein without repeated edits of one substring).
   auto distance = [](const std::string& a, const std::string& b) {

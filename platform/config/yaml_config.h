@@ -150,6 +150,9 @@ class Section {
 
   /// Throws ConfigError naming the first key of this map that no getter read.
   void finish() const;
+  /// The keys of this map that no getter has read so far, in file order
+  /// (scalar keys only).
+  std::vector<std::string> unused_keys() const;
   /// Throws ConfigError naming the first key of this map that is not in
   /// `known`, with the closest known one (closest_name) as a suggestion.
   /// For a map whose keys are read in an order where a misspelt key would
@@ -175,6 +178,13 @@ class Section {
   std::string path_;
   std::set<std::string> used_;
 };
+
+/// finish() for the `fabric:` section of a fabric of kind `kind`: a key that
+/// another fabric kind reads (e.g. `accelerators` after `--set
+/// fabric.kind=link-pair` on a ring) is named as such, with the kinds that
+/// read it; any other unread key is an unknown key as in finish(). Throws
+/// ConfigError (file:line:col or the --set, and the key).
+void finish_fabric_section(const Section& fabric, const std::string& kind);
 
 /// Root section of a document.
 Section root_section(std::shared_ptr<const Document> doc);

@@ -551,7 +551,7 @@ FabricRunConfig parse_fabric(config::Section root) {
     F.address_base = parse_address(f, "address_base");
     F.address_base_src = {where_of(f, "address_base"), "fabric.address_base"};
   }
-  f.finish();
+  config::finish_fabric_section(f, F.generator);
 
   config::Section d = root.child_or_empty("defaults");
   config::Section dl = d.child_or_empty("link");

@@ -219,7 +219,7 @@ config::Section fabric_section(config::Section& root, HostSpec& H) {
   }
   if (f.has("address_base")) H.address_base = parse_address(f, "address_base");
   hm.finish();
-  f.finish();
+  config::finish_fabric_section(f, "pcie-host");
   return hm;
 }
 

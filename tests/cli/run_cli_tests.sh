@@ -2355,8 +2355,15 @@ t_input_blame_and_limits() {
   touch "$FX/a-file"
   fs check "$ROOT/topologies/ring8.yaml" --dot "$FX/a-file/x.dot"
   expect_bad_input "$FX/a-file/x.dot" "--dot: cannot create the folder $FX/a-file: Not a directory"
+  # a key of another fabric kind is named as such, not as an unknown key
+  fs run "$ROOT/topologies/ring8.yaml" --set fabric.kind=link-pair --out "$RES/kind-lp"
+  expect_bad_input "$RES/kind-lp" "ring8.yaml:8:" "key 'fabric.accelerators': a fabric of kind link-pair has no 'accelerators' (fabric.kind is 'link-pair'; 'accelerators' belongs to kind ring, switched-pod)"
+  fs run "$ROOT/topologies/ring8.yaml" --set fabric.switches=4 --out "$RES/kind-sw"
+  expect_bad_input "$RES/kind-sw" "--set fabric.switches: a fabric of kind ring has no 'switches'" "belongs to kind switched-pod, pcie-host)"
+  fs run "$ROOT/topologies/frank1.yaml" --set fabric.accelerators=4 --out "$RES/kind-host"
+  expect_bad_input "$RES/kind-host" "--set fabric.accelerators: a fabric of kind pcie-host has no 'accelerators'"
 }
-check "errors name the key the user wrote (overrides, memory, FEC order); run.deadline 0, a study given to run, a switch with no link, an option without its value, a fabric given to sweep, a misspelt study:, a missing kind, an explicit fabric of 4097 accelerators, a 5000-byte --set value (shown by its head): exit 2" t_input_blame_and_limits
+check "errors name the key the user wrote (overrides, memory, FEC order); run.deadline 0, a study given to run, a switch with no link, an option without its value, a fabric given to sweep, a misspelt study:, a missing kind, an explicit fabric of 4097 accelerators, a 5000-byte --set value (shown by its head), a fabric key of another kind (named with its kinds): exit 2" t_input_blame_and_limits
 
 t_numbers_written_other_ways() {
   fs sweep "$ROOT/topologies/studies/ring-allreduce.yaml" --jobs abc --out "$RES/jobs-abc"
