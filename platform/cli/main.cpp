@@ -2,7 +2,7 @@
 //   fabricsim run [FABRIC.yaml] [--set key.path=value]... [--seed N] [--policy P] [--out DIR]
 //   fabricsim sweep STUDY.yaml [--jobs N] [--out DIR] [--fresh] [--shard I/N | --collect]
 //   mpirun -np K fabricsim sweep STUDY.yaml [--out DIR]
-//   fabricsim check FABRIC.yaml [--set key.path=value]... [--dot FILE|DIR]
+//   fabricsim check FABRIC.yaml [--set key.path=value]... [--seed N] [--policy P] [--dot FILE|DIR]
 //   fabricsim bench [FABRIC.yaml] [--set key.path=value]... [--repeat N] [--against BIN]
 // Exit status: 0 success, 2 bad input (nothing written), 3 a run that could
 // not finish (diagnosis on stderr), 128+N interrupted by signal N (130 for
@@ -688,12 +688,17 @@ CLI::App* add_sweep_command(CLI::App& app, SweepArgs& sa) {
 struct CheckArgs {
   std::string fabric, dot;
   std::vector<std::string> sets;
+  std::string seed, policy;  // as run's: the check sees what run would run
 };
 
 CLI::App* add_check_command(CLI::App& app, CheckArgs& ca) {
   auto* check = app.add_subcommand("check", "validate a fabric, print its summary, write its graph as Graphviz DOT");
   check->add_option("fabric", ca.fabric, "fabric YAML")->required()->check(kNotEmpty);
   check->add_option("--set", ca.sets, "override a parameter: key.path=value (repeatable)")->allow_extra_args(false);
+  check->add_option("--seed", ca.seed, "seed, as for run (sets run.seed; an error together with --set run.seed)")
+      ->check(kNotEmpty);
+  check->add_option("--policy", ca.policy, "policy, as for run (UALink links; an error together with --set of the policy)")
+      ->check(kNotEmpty);
   check->add_option("--dot", ca.dot,
                     "DOT output file, or a folder for <fabric name>.dot (default: out/<fabric name>.dot)")
       ->check(kNotEmpty);
@@ -774,7 +779,15 @@ int cmd_bench(cli::BenchArgs ba, const char* argv0) {
 }
 
 int cmd_check(const CheckArgs& ca) {
-  const sim::FabricCheck c = sim::check_fabric(ca.fabric, ca.sets);
+  // The same loading as run (--seed and --policy applied, conflicts refused),
+  // so a file and arguments that check accepts are what run accepts.
+  RunArgs ra;
+  ra.fabric = ca.fabric;
+  ra.sets = ca.sets;
+  ra.seed = ca.seed;
+  ra.policy = ca.policy;
+  const sim::RunKind* kind = nullptr;
+  const sim::FabricCheck c = sim::check_document(load_fabric_doc(ra, kind));
   if (!sim::run_kind(c.kind).has_graph) {
     std::cout << c.summary;
     if (!ca.dot.empty()) std::cout << fmt::format("no graph written: a {} fabric has no fabric graph\n", c.kind);

@@ -1355,6 +1355,18 @@ EOF2
 }
 check "a grid value out of range: exit 2 naming the study file's line of the value" t_grid_value_line
 check "a text column (algorithm; a RIFL run's ber, mtbf_years) as a study metric: exit 2 before any point runs" t_text_metric
+# check takes run's --seed and --policy, so it accepts exactly what run accepts.
+t_check_seed_policy() {
+  fs check "$ROOT/topologies/ring8.yaml" --seed 7 --policy preface --dot "$RES/csp/"
+  [[ $rc -eq 0 && -s $RES/csp/ring8.dot ]] || note "check --seed 7 --policy preface: exit $rc"
+  fs check "$ROOT/topologies/ring8.yaml" --policy bogus --dot "$RES/csp-bad/"
+  expect_bad_input "$RES/csp-bad" "--policy: key 'defaults.link.policy.name': 'bogus' is not one of: fixed-strong,"
+  fs check "$ROOT/topologies/rifl-link.yaml" --policy preface
+  expect_bad_input "$RES/csp-rifl" "--policy: a rifl-link fabric has no FEC policy"
+  fs check "$ROOT/topologies/ring8.yaml" --seed 2 --set run.seed=3 --dot "$RES/csp-both/"
+  expect_bad_input "$RES/csp-both" "--seed and --set run.seed both set run.seed; give only one of them"
+}
+check "check takes run's --seed and --policy: a bad policy, a policy on a RIFL link, --seed with --set run.seed are exit 2 as under run" t_check_seed_policy
 check "check --dot DIR (or a new DIR/) writes DIR/NAME.dot and leaves no DIR.tmp; an unwritable default DOT path says why; a fabric name over 100 bytes or with a control character is bad input" t_check_dot_dir
 check "run --set k=v FABRIC.yaml: the fabric is not taken as another --set" t_set_before_fabric
 check "--seed / --policy together with a --set of the same key: exit 2" t_seed_policy_conflicts
