@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "platform/config/link_config.h"
+#include "platform/config/machine.h"
 #include "platform/config/units.h"
 
 namespace fabricsim::config {
@@ -126,6 +127,24 @@ RiflExperimentConfig parse_rifl_experiment(Section root) {
   r.finish();
   root.finish();
   check_rifl_bounds(s, c);
+  // Every lane end holds B frames and every lane direction its one-way delay
+  // of frames: at extreme lane counts, rates and delays, more than the machine.
+  // Two links may be alive at once (the run's and its error-free reference,
+  // or the isolated-failure probe of the MTBF: rifl_experiment.cpp).
+  const rifl::RiflDerived d = rifl::derive(c);
+  rifl::RiflConfig probe = c;
+  probe.bytes_per_direction = rifl::isolated_probe_bytes_per_direction(c, d, rifl::kIsolatedProbeFailures);
+  const long double need = 2.0L * rifl::lane_state_bytes(c) + rifl::traffic_state_bytes(c) +
+                           std::max(rifl::traffic_state_bytes(probe), rifl::traffic_state_bytes(c));
+  const std::uint64_t avail = available_memory_bytes();
+  if (avail > 0 && need > static_cast<long double>(avail) / 2) {
+    s.fail(s.has("lanes") ? "lanes" : s.has("retransmit_buffer") ? "retransmit_buffer" : "",
+           fmt::format("the run needs about {:.1f} GiB ({} lanes; retransmit buffer {} frames, one-way delay "
+                       "{} frame slots of {:.3g} ns), more than half of the {:.1f} GiB this machine has available; "
+                       "fewer lanes, a lower lane_rate, a shorter cable or retransmit_buffer: 0 make them smaller",
+                       static_cast<double>(need / 1073741824.0L), c.lanes, d.buffer, d.delay_slots, d.slot_ns,
+                       avail / 1073741824.0));
+  }
   return e;
 }
 

@@ -44,6 +44,10 @@ struct FabricRunConfig {
   WorkloadSpec workload;
   link::LinkConfig default_link;  ///< defaults.link after parsing (policy name reported as "policy")
   LinkProtocolSpec default_proto;  ///< defaults.link.protocol and defaults.link.rifl
+  /// Where the links without an override of their own take their RIFL
+  /// parameters: defaults.link.rifl, else defaults.link.protocol, else
+  /// defaults.link (empty key: none of them is written).
+  SourceRef default_link_src;
   std::uint64_t seed = 1;
   std::uint64_t deadline_ps = 0;  ///< simulated-time watchdog (run.deadline; default 10 s)
 };

@@ -16,8 +16,6 @@
 #include <memory>
 #include <sstream>
 
-#include <unistd.h>
-
 #include "models/accelerator/accelerator.h"
 #include "models/fabric/core/fabric_engine.h"
 #include "models/fabric/fabric_kernel.h"
@@ -26,6 +24,8 @@
 #include "platform/fabric/fabric_graph.h"
 #include "platform/sim/fabric_platform.h"
 #include "platform/sim/kernel_hooks.h"
+#include "models/rifl/core/rifl_link.h"
+#include "platform/config/machine.h"
 #include "platform/sim/rifl_experiment.h"
 #include "platform/sim/schedule_report.h"
 #include "sw/schedule_exec.h"
@@ -111,8 +111,37 @@ void validate_fabric(const fabric::FabricRunConfig& cfg) {
                                             n.auto_memory ? "" : " (memory: auto sizes it to the workload)"));
     total += have;
   }
+  // RIFL links: every lane end holds its retransmit buffer and every lane
+  // direction a one-way delay of frames; at extreme rates, lanes and delays
+  // those add up past the machine (a fast-growing run killed by the kernel).
+  {
+    long double rifl_bytes = 0;
+    std::size_t rifl_links = 0;
+    const fabric::LinkSpec* first = nullptr;
+    for (const auto& l : cfg.fabric.links)
+      if (l.proto.protocol == fabric_core::LinkProtocol::rifl) {
+        rifl_bytes += rifl::lane_state_bytes(fabric_core::rifl_for_link(l.link, l.proto.rifl));
+        ++rifl_links;
+        if (!first) first = &l;
+      }
+    const std::uint64_t avail = first ? config::available_memory_bytes() : 0;
+    if (first && avail > 0 && rifl_bytes > static_cast<long double>(avail) / 2) {
+      const rifl::RiflConfig rc = fabric_core::rifl_for_link(first->link, first->proto.rifl);
+      const rifl::RiflDerived d = rifl::derive(rc);
+      throw fabric::FabricError(fmt::format(
+          "{}: the RIFL links need about {:.1f} GiB ({} links x {} lanes; retransmit buffer {} frames, one-way "
+          "delay {} frame slots of {:.3g} ns per lane), more than half of the {:.1f} GiB this machine has "
+          "available; fewer lanes (rifl.lanes), a lower forward_rate or a shorter propagation / "
+          "transceiver_latency make them smaller",
+          (first->params_src.key.empty() && !cfg.default_link_src.key.empty() ? cfg.default_link_src
+                                                                               : first->params_source())
+              .prefix(),
+          static_cast<double>(rifl_bytes / 1073741824.0L), rifl_links, rc.lanes,
+          d.buffer, d.delay_slots, d.slot_ns, avail / 1073741824.0));
+    }
+  }
   if (cfg.workload.data) {
-    const std::uint64_t avail = available_memory_bytes();
+    const std::uint64_t avail = config::available_memory_bytes();
     if (avail > 0 && total > static_cast<long double>(avail))
       throw fabric::FabricError(fmt::format(
           "{}: real data needs about {:.1f} GiB of accelerator memory ({} accelerators x {:.1f} MiB of "
@@ -136,17 +165,6 @@ void check_runnable(const fabric::FabricRunConfig& cfg) {
           n.src.prefix(), n.id));
 }
 
-std::uint64_t available_memory_bytes() {
-  // Linux: MemAvailable (free memory plus what the kernel can reclaim) in kB.
-  std::ifstream f("/proc/meminfo");
-  std::string key;
-  std::uint64_t kb = 0;
-  std::string unit;
-  while (f >> key >> kb >> unit)
-    if (key == "MemAvailable:") return kb * 1024;
-  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
-}
 
 namespace {
 

@@ -59,7 +59,7 @@ FabricRunResult run_fabric(const fabric::FabricRunConfig& cfg, RankProgram progr
 /// (accelerator, ualink-switch), an invalid fabric graph, an accelerator
 /// whose declared memory is smaller than the collective's buffers, and, with
 /// workload.data true, buffers of all accelerators together larger than
-/// available_memory_bytes() (the message gives the estimate and the hint
+/// config::available_memory_bytes() (the message gives the estimate and the hint
 /// `workload.data: false`). Throws fabric::FabricError naming file, line and key.
 void validate_fabric(const fabric::FabricRunConfig& cfg);
 
@@ -69,10 +69,6 @@ void validate_fabric(const fabric::FabricRunConfig& cfg);
 /// and key. `check` accepts such fabrics.
 void check_runnable(const fabric::FabricRunConfig& cfg);
 
-/// Memory this process can still allocate and touch, in bytes: Linux
-/// MemAvailable from /proc/meminfo, else free physical pages; 0 if unknown
-/// (then no estimate is enforced).
-std::uint64_t available_memory_bytes();
 
 /// nccl-tests CSV header and row.
 std::string collective_csv(const fabric::FabricRunConfig& cfg, const CollectiveRow& r);

@@ -78,7 +78,7 @@ bool error_free_slots(const rifl::RiflConfig& c, const rifl::RiflLink& link, std
 // counts the data frames its receivers get while expecting another counter
 // (RiflLink::count_mismatched_frames). Used where the run itself had too few
 // hit frames to measure its own exposure (rifl_figures).
-constexpr std::uint64_t kProbeFailures = 32;
+constexpr std::uint64_t kProbeFailures = rifl::kIsolatedProbeFailures;
 struct IsolatedExposure {
   std::vector<std::uint64_t> h[2];  // mismatched frames by needed syndrome, A->B and B->A
   std::uint64_t failures = 0;       // scripted errors that hit a data frame
@@ -92,7 +92,7 @@ IsolatedExposure isolated_failure_probe(const rifl::RiflConfig& c, const rifl::R
   pc.deadline_slots = 0;
   // saturating through the last failure's recovery: every lane busy for
   // (kProbeFailures + 2) x spacing slots
-  pc.bytes_per_direction = (kProbeFailures + 2) * spacing * c.lanes * d.payload_bytes;
+  pc.bytes_per_direction = rifl::isolated_probe_bytes_per_direction(c, d, kProbeFailures);
   rifl::RiflLink probe(pc);
   rifl::RiflLink::Script sc;
   for (std::uint64_t k = 1; k <= kProbeFailures; ++k) sc.slots.push_back(k * spacing);

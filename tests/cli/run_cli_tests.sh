@@ -1338,6 +1338,20 @@ sys.exit(0 if w["ber"] == "" and w["analytic_bandwidth_ratio"] is None and w["mt
 PY
 }
 check "rifl-link on the Gilbert-Elliott channel: no BER, analytic ratio or MTBF shown as if a BER applied" t_rifl_ge_estimates
+# RIFL extremes: a frame slot below the fabric's 1 ps step (it hung), lanes
+# whose buffers outgrow the machine (the kernel killed the run), and a zero
+# one-way delay (the derived buffer failed its own bound).
+t_rifl_extremes() {
+  fs run "$ROOT/topologies/ring8.yaml" --set workload.size=64KiB --set defaults.link.protocol=rifl \
+    --set defaults.link.rifl.lanes=1 --set defaults.link.forward_rate=300Tb/s --out "$RES/rx-slot"
+  expect_bad_input "$RES/rx-slot" "--set defaults.link.forward_rate: a RIFL frame slot of 0.853 ps" "below the fabric's 1 ps time step"
+  fs run "$ROOT/topologies/ring8.yaml" --set fabric.accelerators=512 --set workload.size=64KiB \
+    --set defaults.link.protocol=rifl --set defaults.link.rifl.lanes=64 --set defaults.link.forward_rate=1Pb/s --out "$RES/rx-mem"
+  expect_bad_input "$RES/rx-mem" "--set defaults.link.rifl.lanes: key 'defaults.link.rifl': the RIFL links need about" "(512 links x 64 lanes; retransmit buffer 1048576 frames" "this machine has available"
+  fs run "$ROOT/topologies/rifl-link.yaml" --set traffic.bytes=1MB --set rifl.cable_length_m=0 --set rifl.transceiver_latency=0ns --quiet --out "$RES/rx-zero"
+  [[ $rc -eq 0 ]] && grep -q '"retransmit_buffer_frames": 64' "$RES/rx-zero/result.json" || note "zero one-way delay: exit $rc, or B is not 64"
+}
+check "RIFL extremes: a frame slot under 1 ps and lanes that need more memory than the machine are exit 2; a zero one-way delay runs with B = 64" t_rifl_extremes
 # A grid value the fabric rejects names the study file's line of that value.
 t_grid_value_line() {
   cat >"$FX/grid-bad.yaml" <<EOF2

@@ -329,6 +329,28 @@ TEST(RiflDerive, RtlBufferFormulaAndBadInput) {
   });
 }
 
+TEST(RiflDerive, ZeroDelayIsOneSlotEachWay) {
+  // No cable, no transceiver: the model's delay is one slot, the formula's
+  // round trip two slots: 32 + 2 slots x 4 lanes = 40 frames -> 2^6 (the bare
+  // formula would give 32, below the bound 32 + 2).
+  RiflConfig c;
+  c.cable_m = 0;
+  c.transceiver_ns = 0;
+  const auto d = derive(c);
+  EXPECT_EQ(d.delay_slots, 1u);
+  EXPECT_EQ(d.buffer, 64u);
+  c.lanes = 1;
+  EXPECT_EQ(derive(c).buffer, 64u);  // 32 + 2 -> 2^6
+}
+
+TEST(RiflDerive, LaneStateBytesCountsBuffersAndPipes) {
+  RiflConfig c;  // 4 lanes, B = 256, D = 13
+  // per lane: (2 x 256 + 2 x 13) frames of 24 bytes + 2 x (13 + 48) window flags of 2 bytes
+  EXPECT_EQ(lane_state_bytes(c), 4u * ((2 * 256 + 2 * 13) * 24 + 2 * (13 + 48) * 2));
+  c.retransmit_buffer = 1u << 20;
+  EXPECT_EQ(lane_state_bytes(c), 4u * ((2ull * (1u << 20) + 2 * 13) * 24 + 2 * (13 + 48) * 2));
+}
+
 TEST(RiflLink, ErrorFreeDeliversEverythingAtLineRate) {
   RiflLink r(small(4, 2'000'000));
   ASSERT_EQ(r.run(), RiflLink::Status::done) << r.diagnosis();

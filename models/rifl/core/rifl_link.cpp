@@ -128,9 +128,12 @@ RiflDerived derive(const RiflConfig& c) {
   // lane's rate the buffer leaves a few frames of margin, and a request
   // delayed by a corrupted request frame or by the far end's own replay
   // outruns it (docs/models/rifl.md, "Retransmit buffer").
+  // A one-way delay below one slot is modelled as one slot (delay_slots >= 1),
+  // so the formula sees at least that round trip (else a zero delay would
+  // give a buffer of 32 frames, below the model's own bound 32 + 2).
   d.buffer = c.retransmit_buffer
                  ? c.retransmit_buffer
-                 : retransmit_buffer_rtl(2 * (d.one_way_ns + max_skew),
+                 : retransmit_buffer_rtl(std::max(2 * (d.one_way_ns + max_skew), 2 * d.slot_ns),
                                          c.fec_on ? c.lanes * c.lane_rate_bps * frame_rate_share
                                                   : c.lanes * c.lane_rate_bps,
                                          c.frame_bits);
@@ -302,6 +305,31 @@ RiflLink::RiflLink(const RiflConfig& c) : cfg_(c), d_(derive(c)), codec_(c.frame
     }
     lanes_.push_back(std::move(L));
   }
+}
+
+std::uint64_t lane_state_bytes(const RiflConfig& c) {
+  const RiflDerived d = derive(c);
+  std::uint64_t total = 0;
+  for (std::uint32_t l = 0; l < c.lanes; ++l) {
+    const double skew = l < c.lane_skew_ns.size() ? c.lane_skew_ns[l] : 0.0;
+    const std::uint64_t D =  // as the constructor sizes a lane's pipes
+        std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil((d.one_way_ns + skew) / d.slot_ns - 1e-9)));
+    total += (2 * static_cast<std::uint64_t>(d.buffer) + 2 * D) * sizeof(WireFrame) +
+             2 * (D + RiflLink::Lane::kTrajSlack) * sizeof(std::uint16_t);
+  }
+  return total;
+}
+
+std::uint64_t traffic_state_bytes(const RiflConfig& c) {
+  if (c.external) return 0;
+  const std::uint64_t mean = std::max<std::uint64_t>(1, (std::uint64_t{c.payload_min} + c.payload_max) / 2);
+  const std::uint64_t packets = c.bytes_per_direction / mean + 1;
+  return packets * (8 + 2 * 4) * (c.load_ba ? 2 : 1);
+}
+
+std::uint64_t isolated_probe_bytes_per_direction(const RiflConfig& c, const RiflDerived& d, std::uint64_t failures) {
+  const std::uint64_t spacing = 4ULL * (3ULL * d.buffer + 4ULL * d.delay_slots) + 4099;
+  return (failures + 2) * spacing * c.lanes * d.payload_bytes;
 }
 
 RiflLink::~RiflLink() = default;

@@ -96,7 +96,8 @@ struct RiflDerived {
 };
 
 /// RTL sizing: 2^W frames, W = ceil(log2(16 + 16 + RTT x rate / frame_bits)).
-/// derive() uses the link rate (lanes x lane rate) and the slowest lane's RTT.
+/// derive() uses the link rate (lanes x lane rate) and the slowest lane's RTT,
+/// at least two frame slots (the model's shortest one-way delay is one slot).
 std::uint32_t retransmit_buffer_rtl(double rtt_ns, double rate_bps, std::uint32_t frame_bits);
 /// The model's limits: a one-way delay (with the largest lane skew) of at
 /// most 2^19 frame slots, a retransmit buffer of at most 2^20 frames.
@@ -109,6 +110,24 @@ constexpr std::uint32_t kMaxRetransmitBuffer = 1u << 20;
 /// codeword that is not a whole number of frames, a delay or buffer beyond
 /// the limits above.
 RiflDerived derive(const RiflConfig& c);
+
+/// Memory a RiflLink of configuration `c` allocates for its lanes, bytes:
+/// per lane, two ends' retransmit buffers of B frames and two directions'
+/// frames in flight (the lane's one-way delay in slots, with its skew), 24
+/// bytes a frame, plus each receiver's window flags. The traffic's own
+/// records (packets) are not counted. Throws std::invalid_argument as derive().
+std::uint64_t lane_state_bytes(const RiflConfig& c);
+/// Memory of a RiflLink's generated traffic, bytes (an estimate, 0 with
+/// external traffic): per packet of each loaded direction, its last segment
+/// (8 bytes) and its latency (4 bytes, up to twice that while the vector
+/// grows), at the mean payload (payload_min + payload_max) / 2.
+std::uint64_t traffic_state_bytes(const RiflConfig& c);
+/// Traffic per direction of the isolated-failure probe (bytes): saturating
+/// through `failures` scripted failures `spacing` slots apart and two more
+/// spacings, spacing = 4 (3B + 4H) + 4099 slots (platform/sim/rifl_experiment.cpp).
+std::uint64_t isolated_probe_bytes_per_direction(const RiflConfig& c, const RiflDerived& d, std::uint64_t failures);
+/// Scripted failures of the isolated-failure probe (the MTBF's out-of-order term).
+constexpr std::uint64_t kIsolatedProbeFailures = 32;
 
 /// Transmitter states (RTL rifl_tx.v).
 enum class TxState : std::uint8_t { init, normal, send_pause, send_retrans, pause, retrans };
