@@ -262,6 +262,13 @@ void prepare_out(const RunArgs& a) {
       if (!fs::is_regular_file(st) && !fs::is_symlink(st))
         throw config::ConfigError(fmt::format("--out '{}': '{}' there is not a file the run can replace (a folder?)",
                                               a.out, p.filename().string()));
+      // An input of this run (the fabric file, a schedule, a ladder) under an
+      // output's name would be removed and overwritten.
+      for (const auto& [input, hash] : config::files_read())
+        if (fs::equivalent(p, input, ec))
+          throw config::ConfigError(fmt::format(
+              "--out '{}': '{}' there is {}, an input of this run, and the run would replace it: name another --out",
+              a.out, p.filename().string(), input));
       fs::remove(p, ec);
       if (ec) throw config::ConfigError(fmt::format("--out '{}': cannot remove the previous '{}': {}", a.out,
                                                     p.filename().string(), ec.message()));

@@ -768,6 +768,12 @@ void require_sweep_outputs_replaceable(const fs::path& out, const std::vector<Po
     const fs::file_status st = fs::symlink_status(p, ec);
     if (fs::exists(st) && !fs::is_regular_file(st) && !fs::is_symlink(st))
       fail(p, "is not a file the sweep can replace (a folder?)");
+    // The study, its fabric or a file they name, kept under an output's name.
+    if (fs::exists(st))
+      for (const auto& [input, hash] : config::files_read())
+        if (fs::equivalent(p, input, ec))
+          fail(p, fmt::format("is {}, an input of this sweep, and the sweep would replace it: name another --out",
+                              input));
   };
   for (const char* t : {"results.csv", "summary.json", "results.csv.tmp", "summary.json.tmp"}) replaceable(out / t);
   const fs::path pts = out / "points";

@@ -2578,6 +2578,22 @@ t_run_out_locked() {
 }
 check "run: a run into a --out that a run or sweep writes is refused (exit 2, nothing removed); a sweep beside a run too" t_run_out_locked
 
+# An input kept under an output's name in --out (result.json, summary.json)
+# would be replaced by the run or sweep: refused, the file left as it was.
+t_out_keeps_inputs() {
+  mkdir -p "$RES/oki-run" "$RES/oki-sweep"
+  cp "$ROOT/topologies/ring8.yaml" "$RES/oki-run/result.json"
+  fs run "$RES/oki-run/result.json" --set workload.size=64KiB --out "$RES/oki-run"
+  expect_bad_input "$RES/oki-run/collectives.csv" "--out '$RES/oki-run': 'result.json' there is $RES/oki-run/result.json, an input of this run, and the run would replace it"
+  cmp -s "$ROOT/topologies/ring8.yaml" "$RES/oki-run/result.json" || note "run: the fabric file saved as result.json was changed"
+  sed "s#fabric: ../ring8.yaml#fabric: $ROOT/topologies/ring8.yaml#" "$ROOT/topologies/studies/ring-allreduce.yaml" >"$RES/oki-sweep/summary.json"
+  cp "$RES/oki-sweep/summary.json" "$FX/oki-study.yaml"
+  fs sweep "$RES/oki-sweep/summary.json" --out "$RES/oki-sweep"
+  expect_bad_input "$RES/oki-sweep/results.csv" "'summary.json' there is $RES/oki-sweep/summary.json, an input of this sweep, and the sweep would replace it"
+  cmp -s "$FX/oki-study.yaml" "$RES/oki-sweep/summary.json" || note "sweep: the study saved as summary.json was changed"
+}
+check "run / sweep: an input kept in --out under an output's name (result.json, summary.json) is refused, exit 2, the file unchanged" t_out_keeps_inputs
+
 # check --dot never overwrites an input of the check or a file that is not a DOT graph.
 t_check_dot_keeps_inputs() {
   write_tiny dotin.yaml
