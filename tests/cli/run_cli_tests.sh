@@ -2388,10 +2388,14 @@ t_input_blame_and_limits() {
   expect_bad_input "$RES/kind-sw" "--set fabric.switches: a fabric of kind ring has no 'switches'" "belongs to kind switched-pod, pcie-host)"
   fs run "$ROOT/topologies/frank1.yaml" --set fabric.accelerators=4 --out "$RES/kind-host"
   expect_bad_input "$RES/kind-host" "--set fabric.accelerators: a fabric of kind pcie-host has no 'accelerators'"
+  sed '0,/s_chunks="0"/s//s_chunks="1000000"/' "$ROOT/topologies/schedules/ring-allreduce-8.xml" >"$FX/scratch-1m.xml"
+  fs run "$ROOT/topologies/frank2.yaml" --set workload.algorithm=schedule --set "workload.schedule=$FX/scratch-1m.xml" \
+    --set 'workload.group=[0,1,2,3,4,5,6,7]' --set workload.size=64KiB --out "$RES/scratch-1m"
+  expect_bad_input "$RES/scratch-1m" "--set workload.schedule: real bytes need" "of buffers laid out by the schedule: input, output and scratch chunks"
   fs run "$ROOT/topologies/frank2.yaml" --set workload.ops=1000000000000 --out "$RES/ops-huge"
   expect_bad_input "$RES/ops-huge" "--set workload.ops: value 1000000000000 outside [0, 10000000]"
 }
-check "errors name the key the user wrote (overrides, memory, FEC order); run.deadline 0, a study given to run, a switch with no link, an option without its value, a fabric given to sweep, a misspelt study:, a missing kind, an explicit fabric of 4097 accelerators, a 5000-byte --set value (shown by its head), a fabric key of another kind (named with its kinds), 10^12 PCIe operations: exit 2" t_input_blame_and_limits
+check "errors name the key the user wrote (overrides, memory, FEC order); run.deadline 0, a study given to run, a switch with no link, an option without its value, a fabric given to sweep, a misspelt study:, a missing kind, an explicit fabric of 4097 accelerators, a 5000-byte --set value (shown by its head), a fabric key of another kind (named with its kinds), 10^12 PCIe operations, a schedule whose scratch outgrows RAM (blamed on the schedule): exit 2" t_input_blame_and_limits
 
 t_numbers_written_other_ways() {
   fs sweep "$ROOT/topologies/studies/ring-allreduce.yaml" --jobs abc --out "$RES/jobs-abc"
