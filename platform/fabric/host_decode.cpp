@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "platform/config/units.h"
+#include "platform/fabric/fabric_config.h"
 #include "platform/fabric/host_parse.h"
 #include "sw/transports.h"
 
@@ -17,6 +18,10 @@ namespace fabricsim::fabric {
 sw::Ladder load_ladder(const std::string& path) {
   auto doc = std::make_shared<config::Document>(config::load_document(path));
   config::Section root = config::root_section(doc);
+  if (!root.has("ladder") && root.has("fabric"))
+    root.fail("fabric", "this file is a fabric, not a ladder (a ladder file holds `ladder:`; see topologies/ladders/)");
+  if (!root.has("ladder") && root.has("study"))
+    root.fail("study", "this file is a study, not a ladder (a ladder file holds `ladder:`; see topologies/ladders/)");
   if (!root.has("ladder")) root.expect_keys({"ladder"});  // a misspelt `ladder:` gets a suggestion
   config::Section l = root.child("ladder");
   sw::Ladder L;
@@ -104,7 +109,13 @@ void decode_ladder(config::Section& d, const HostRunConfig& c, const std::filesy
   if (!c.decode_mode) return;  // only decode runs read ladders
   if (!config::is_file(f))
     d.fail(key, fmt::format("ladder file '{}' not found (paths are relative to the host file)", f));
-  into = load_ladder(f);
+  try {
+    into = load_ladder(f);
+  } catch (const config::ConfigError& e) {
+    // The ladder's own file:line first; then which key named the file.
+    throw config::ConfigError(fmt::format("{} (the ladder named by {})", e.what(),
+                                          SourceRef{where_of(d, key), d.path() + "." + key}.prefix()));
+  }
   const std::uint64_t biggest = *std::max_element(D.allreduces.begin(), D.allreduces.end());
   if (biggest > into.buckets.back().max_bytes)
     d.fail(key, fmt::format("ladder '{}' ends at {} B, below the {} B AllReduce of the decode round", into.name,

@@ -2392,10 +2392,12 @@ t_input_blame_and_limits() {
   fs run "$ROOT/topologies/frank2.yaml" --set workload.algorithm=schedule --set "workload.schedule=$FX/scratch-1m.xml" \
     --set 'workload.group=[0,1,2,3,4,5,6,7]' --set workload.size=64KiB --out "$RES/scratch-1m"
   expect_bad_input "$RES/scratch-1m" "--set workload.schedule: real bytes need" "of buffers laid out by the schedule: input, output and scratch chunks"
+  fs run "$ROOT/topologies/frank2.yaml" --set workload.mode=decode --set decode.selection=ladder --set decode.ladder=frank2.yaml --out "$RES/ladder-fabric"
+  expect_bad_input "$RES/ladder-fabric" "frank2.yaml:9:3: key 'fabric': this file is a fabric, not a ladder" "(the ladder named by --set decode.ladder)"
   fs run "$ROOT/topologies/frank2.yaml" --set workload.ops=1000000000000 --out "$RES/ops-huge"
   expect_bad_input "$RES/ops-huge" "--set workload.ops: value 1000000000000 outside [0, 10000000]"
 }
-check "errors name the key the user wrote (overrides, memory, FEC order); run.deadline 0, a study given to run, a switch with no link, an option without its value, a fabric given to sweep, a misspelt study:, a missing kind, an explicit fabric of 4097 accelerators, a 5000-byte --set value (shown by its head), a fabric key of another kind (named with its kinds), 10^12 PCIe operations, a schedule whose scratch outgrows RAM (blamed on the schedule): exit 2" t_input_blame_and_limits
+check "errors name the key the user wrote (overrides, memory, FEC order); run.deadline 0, a study given to run, a switch with no link, an option without its value, a fabric given to sweep, a misspelt study:, a missing kind, an explicit fabric of 4097 accelerators, a 5000-byte --set value (shown by its head), a fabric key of another kind (named with its kinds), 10^12 PCIe operations, a schedule whose scratch outgrows RAM (blamed on the schedule), a fabric given as a ladder: exit 2" t_input_blame_and_limits
 
 t_numbers_written_other_ways() {
   fs sweep "$ROOT/topologies/studies/ring-allreduce.yaml" --jobs abc --out "$RES/jobs-abc"
