@@ -79,6 +79,13 @@ bool parse_int(const std::string& t, long long& v) {
   return pos == t.size();
 }
 
+// A whole number too large for parse_int ("99999999999999999999"): said as
+// out of range, not as "not an integer".
+bool overflowing_int(const std::string& t) {
+  const std::size_t b = !t.empty() && (t[0] == '-' || t[0] == '+') ? 1 : 0;
+  return t.size() > b && t.find_first_not_of("0123456789", b) == std::string::npos;
+}
+
 // ---- MSCCL XML ---------------------------------------------------------------
 
 class XmlReader {
@@ -105,7 +112,9 @@ class XmlReader {
     }
     long long v = 0;
     if (!parse_int(a.value(), v))
-      fail_at(n, std::string("<") + n.name() + "> attribute " + name + "=\"" + a.value() + "\" is not an integer");
+      fail_at(n, std::string("<") + n.name() + "> attribute " + name + "=\"" + a.value() + "\" " +
+                     (overflowing_int(a.value()) ? "outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]"
+                                                 : std::string("is not an integer")));
     if (v < lo || v > hi)
       fail_at(n, std::string("<") + n.name() + "> attribute " + name + "=" + std::to_string(v) + " outside [" +
                      std::to_string(lo) + ", " + std::to_string(hi) + "]");
@@ -458,8 +467,12 @@ class YamlReader {
       return dflt;
     }
     long long x = 0;
-    if (!v.IsScalar() || !parse_int(v.Scalar(), x))
-      fail_at(v, where + "." + key + ": '" + scalar(v) + "' is not an integer");
+    if (v.IsNull()) fail_at(v, where + "." + key + ": has no value (give an integer)");
+    if (!v.IsScalar()) fail_at(v, where + "." + key + ": is a " + (v.IsMap() ? "map" : "list") + ", not an integer");
+    if (!parse_int(v.Scalar(), x))
+      fail_at(v, where + "." + key + ": '" + v.Scalar() + "' " +
+                     (overflowing_int(v.Scalar()) ? "outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]"
+                                                  : std::string("is not an integer")));
     if (x < lo || x > hi)
       fail_at(v, where + "." + key + ": " + std::to_string(x) + " outside [" + std::to_string(lo) + ", " +
                      std::to_string(hi) + "]");
@@ -492,7 +505,6 @@ class YamlReader {
       fail_at(v, where + ": '" + s + "' is not BUFFER[CHUNK] with BUFFER i, o or s (e.g. o[3])");
     off = static_cast<std::uint64_t>(k);
   }
-  static std::string scalar(const YAML::Node& v) { return v.IsScalar() ? v.Scalar() : "(not a single value)"; }
   const std::string& file() const { return file_; }
   /// One more rank, threadblock or step read at `n`. Written out, each takes
   /// several bytes of text; only aliases (`*name`, which yaml-cpp expands by

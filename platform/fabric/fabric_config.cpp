@@ -213,7 +213,9 @@ void parse_schedule_workload(WorkloadSpec& W, config::Section& w, const FabricSp
   const std::vector<std::string> items = w.strings("rank_map", {});
   if (!items.empty()) {
     if (static_cast<int>(items.size()) != ranks)
-      w.fail("rank_map", fmt::format("lists {} accelerators, the schedule has {} ranks", items.size(), ranks));
+      w.fail("rank_map", fmt::format("lists {} accelerator{}, the schedule has {} ranks: give a list of one "
+                                     "accelerator (rank or id) per schedule rank",
+                                     items.size(), items.size() == 1 ? "" : "s", ranks));
     std::vector<bool> used(ranks, false);
     for (std::size_t i = 0; i < items.size(); ++i) {
       int r = -1;

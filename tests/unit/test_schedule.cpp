@@ -195,6 +195,12 @@ TEST(ScheduleValidate, BadInputNamesFileLineAndWhat) {
   EXPECT_NE(error_of(replace(g, "send=\"1\" recv=\"1\"", "send=\"5\" recv=\"1\"")).find("outside [0, 1]"),
             std::string::npos);
   EXPECT_NE(error_of(replace(g, "ngpus=\"2\"", "ngpus=\"3\"")).find("lists 2 GPUs"), std::string::npos);
+  // A whole number beyond 64 bits is out of range, not "not an integer".
+  EXPECT_NE(error_of(replace(g, "ngpus=\"2\"", "ngpus=\"99999999999999999999\""))
+                .find("t.xml:2: <algo> attribute ngpus=\"99999999999999999999\" outside [1, "),
+            std::string::npos);
+  EXPECT_NE(error_of(replace(g, "ngpus=\"2\"", "ngpus=\"2x\"")).find("ngpus=\"2x\" is not an integer"),
+            std::string::npos);
   EXPECT_NE(error_of(replace(g, "depid=\"-1\" deps=\"-1\" hasdep=\"0\"/>\n      <step s=\"2\"",
                              "depid=\"0\" deps=\"3\" hasdep=\"0\"/>\n      <step s=\"2\""))
                 .find("dependency cycle on rank 0"),
