@@ -203,18 +203,23 @@ void set_transport_programs(const HostCell& c, HostPlatform& P, const std::share
         N);
 }
 
-// Trace: GPU threads, DMA operations and, up front, the stall windows of the
-// group's quadrants during the cell (a pure function of time).
-void trace_setup(report::TraceWriter& trace, const HostCell& c, HostPlatform& P) {
+// Trace: GPU threads and DMA operations (recorded as they happen).
+void trace_setup(report::TraceWriter& trace, HostPlatform& P) {
   trace.name_process(2, "stall windows (mechanism A)");
   P.trace_operations(trace);
-  // Windows are a pure function of time: emit those of the cell up front.
+}
+
+// Trace: the stall windows of the group's quadrants that began before the run
+// ended at `end_ps`, cut at it (windows are a pure function of time; a run of
+// a fixed number of operations ends long before the cell's duration).
+void trace_windows(report::TraceWriter& trace, const HostCell& c, HostPlatform& P, std::uint64_t end_ps) {
   const auto& cal = P.engine().calendar();
   for (int q : c.quads) {
     trace.name_thread(2, q, fmt::format("quadrant {}", q));
-    for (std::uint64_t t = cal.next_window_start(q, 0); t < c.end_ps; t = cal.next_window_start(q, t + 1)) {
+    for (std::uint64_t t = cal.next_window_start(q, 0); t < end_ps; t = cal.next_window_start(q, t + 1)) {
       if (t == link::kNever) break;
-      trace.span("degraded window", "stall", 2, q, t, cal.params().window_ps);
+      // (drawn up to the run's end: the timeline ends with the run)
+      trace.span("degraded window", "stall", 2, q, t, std::min<std::uint64_t>(cal.params().window_ps, end_ps - t));
     }
   }
 }
@@ -427,7 +432,7 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
     set_schedule_programs(c, P, sh);
   else
     set_transport_programs(c, P, sh);
-  if (trace) trace_setup(*trace, c, P);
+  if (trace) trace_setup(*trace, P);
 
   const std::uint64_t end_ps = c.end_ps;
   res.diagnosis = P.simulate(progress, [end_ps](std::uint64_t sim_ps, std::uint64_t done) {
@@ -438,6 +443,7 @@ HostRunResult run_host(const fabric::HostRunConfig& cfg, bool progress, report::
   if (!res.diagnosis.empty()) return res;
   res.ok = true;
   res.simulated_s = static_cast<double>(sc_core::sc_time_stamp().value()) / 1e12;
+  if (trace) trace_windows(*trace, c, P, sc_core::sc_time_stamp().value());
   if (cfg.decode_mode) sh->times.assign(1, dsh->round_ps);  // statistics over rounds (results are not verified)
   res.stats = op_stats(sh->times);
   if (!cfg.decode_mode) res.correct = std::all_of(sh->correct.begin(), sh->correct.end(), [](bool b) { return b; });

@@ -2600,6 +2600,22 @@ t_out_keeps_inputs() {
   expect_bad_input "$RES/oki-sweep/results.csv" "'summary.json' there is $RES/oki-sweep/summary.json, an input of this sweep, and the sweep would replace it"
   cmp -s "$FX/oki-study.yaml" "$RES/oki-sweep/summary.json" || note "sweep: the study saved as summary.json was changed"
 }
+# A PCIe run of one operation ends after microseconds; its trace's stall
+# windows end with it (they were drawn to the cell's duration, ~1 s later).
+t_host_trace_ends_with_run() {
+  fs run "$ROOT/topologies/frank2.yaml" --set workload.ops=1 --trace --quiet --out "$RES/htrace"
+  [[ $rc -eq 0 ]] || { note "exit $rc"; return; }
+  python3 - "$RES/htrace" <<'EOF2' || note "a trace event ends after the run"
+import json, sys
+d = sys.argv[1]
+ev = json.load(open(d + "/trace.json"))["traceEvents"]
+end_us = json.load(open(d + "/result.json"))["cell"]["simulated_s"] * 1e6
+last = max(e.get("ts", 0) + e.get("dur", 0) for e in ev)
+stalls = [e for e in ev if e.get("cat") == "stall"]
+sys.exit(0 if stalls and last <= end_us + 1e-6 else 1)
+EOF2
+}
+check "PCIe host --trace: a run of one operation draws its stall windows up to its end, not the cell's duration" t_host_trace_ends_with_run
 check "run / sweep: an input kept in --out under an output's name (result.json, summary.json) is refused, exit 2, the file unchanged" t_out_keeps_inputs
 
 # check --dot never overwrites an input of the check or a file that is not a DOT graph.
