@@ -515,8 +515,11 @@ std::string run_summary(const FabricCell& c, const fabric_core::FabricEngine& en
   std::ostringstream sm;
   sm << fmt::format("#  {:>12} {:>12} {:>6} {:>6} {:>12} {:>10} {:>10} {:>8}\n", "size", "count", "type", "redop",
                     "time(us)", "algbw", "busbw", "correct");
-  sm << fmt::format("   {:>12} {:>12} {:>6} {:>6} {:>12.2f} {:>10.2f} {:>10.2f} {:>8}\n", row.size_bytes, row.count,
-                    "float", redop(c.spec.op), row.time_us, row.algbw_GBps, row.busbw_GBps, correct_text(c.cfg, row));
+  // A collective that did not complete (a link went down) has no time: "-", as in nccl-tests' skipped cells.
+  const auto cell = [](double v) { return std::isnan(v) ? std::string("-") : fmt::format("{:.2f}", v); };
+  sm << fmt::format("   {:>12} {:>12} {:>6} {:>6} {:>12} {:>10} {:>10} {:>8}\n", row.size_bytes, row.count, "float",
+                    redop(c.spec.op), cell(row.time_us), cell(row.algbw_GBps), cell(row.busbw_GBps),
+                    correct_text(c.cfg, row));
   sm << fmt::format(
       "  links: {} directions, {} flit transmissions, {} replayed, FEC {:.1f} KiB, {} first-attempt raw errors\n",
       eng.directions(), t.tx, res.replayed_flits, res.fec_bytes / 1024.0, t.first_err);

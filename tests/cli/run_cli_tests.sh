@@ -1237,6 +1237,7 @@ assert json.load(open(sys.argv[1]))["collective"]["correct"] == "not checked"
 PY
   grep -q "not checked" "$OUT" || { note "summary line does not say 'not checked'"; show_output; }
   grep -qw "false" "$OUT" && { note "summary line says false"; show_output; }
+  grep -qw "nan" "$OUT" && { note "summary line prints nan for the time of a collective that did not complete"; show_output; }
 }
 t_alias_bomb() {
   # Nine levels of ten aliases (10^9 paths, under 1 KB): rejected at once, not after minutes.
