@@ -704,7 +704,9 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& ca) {
   check->add_option("--set", ca.sets, "override a parameter: key.path=value (repeatable)")->allow_extra_args(false);
   check->add_option("--seed", ca.seed, "seed, as for run (sets run.seed; an error together with --set run.seed)")
       ->check(kNotEmpty);
-  check->add_option("--policy", ca.policy, "policy, as for run (UALink links; an error together with --set of the policy)")
+  check
+      ->add_option("--policy", ca.policy,
+                   "policy, as for run (UALink links; an error together with --set of the policy)")
       ->check(kNotEmpty);
   check->add_option("--dot", ca.dot,
                     "DOT output file, or a folder for <fabric name>.dot (default: out/<fabric name>.dot)")

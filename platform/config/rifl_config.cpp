@@ -138,7 +138,9 @@ RiflExperimentConfig parse_rifl_experiment(Section root) {
                            std::max(rifl::traffic_state_bytes(probe), rifl::traffic_state_bytes(c));
   const std::uint64_t avail = available_memory_bytes();
   if (avail > 0 && need > static_cast<long double>(avail) / 2) {
-    s.fail(s.has("lanes") ? "lanes" : s.has("retransmit_buffer") ? "retransmit_buffer" : "",
+    s.fail(s.has("lanes")               ? "lanes"
+           : s.has("retransmit_buffer") ? "retransmit_buffer"
+                                        : "",
            fmt::format("the run needs about {:.1f} GiB ({} lanes; retransmit buffer {} frames, one-way delay "
                        "{} frame slots of {:.3g} ns), more than half of the {:.1f} GiB this machine has available; "
                        "fewer lanes, a lower lane_rate, a shorter cable or retransmit_buffer: 0 make them smaller",

@@ -708,8 +708,8 @@ void finish_fabric_section(const Section& fabric, const std::string& kind) {
       if (other != kind && std::find(keys.begin(), keys.end(), k) != keys.end())
         kinds += (kinds.empty() ? "" : ", ") + other;
     if (!kinds.empty())
-      fabric.fail(k, fmt::format("a fabric of kind {} has no '{}' (fabric.kind is '{}'; '{}' belongs to kind {})",
-                                 kind, k, kind, k, kinds));
+      fabric.fail(k, fmt::format("a fabric of kind {} has no '{}' (fabric.kind is '{}'; '{}' belongs to kind {})", kind,
+                                 k, kind, k, kinds));
   }
   fabric.finish();
 }

@@ -171,11 +171,14 @@ void check_memory_fit(const HostRunConfig& c, const config::Section& host_memory
   // Blamed on data: where it is written, else on what sized the buffers (a
   // schedule's layout, with its scratch chunks, or the size).
   if (c.workload.data && ram > (8ull << 30))
-    workload.fail(workload.has("data") ? "data" : c.workload.schedule ? "schedule" : "size",
-                  fmt::format("real bytes need {} MiB of RAM ({} GPUs x {} MiB of buffers{}, and host memory); at "
-                              "most 8192 MiB (use data: false, a smaller size or fabric.host_memory.size)",
-                              ram >> 20, n, gpu_bytes >> 20,
-                              c.workload.schedule ? " laid out by the schedule: input, output and scratch chunks" : ""));
+    workload.fail(
+        workload.has("data")  ? "data"
+        : c.workload.schedule ? "schedule"
+                              : "size",
+        fmt::format("real bytes need {} MiB of RAM ({} GPUs x {} MiB of buffers{}, and host memory); at "
+                    "most 8192 MiB (use data: false, a smaller size or fabric.host_memory.size)",
+                    ram >> 20, n, gpu_bytes >> 20,
+                    c.workload.schedule ? " laid out by the schedule: input, output and scratch chunks" : ""));
 }
 
 void run_section(config::Section& root, HostRunConfig& c) {

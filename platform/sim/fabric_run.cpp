@@ -20,12 +20,12 @@
 #include "models/fabric/core/fabric_engine.h"
 #include "models/fabric/fabric_kernel.h"
 #include "models/registry.h"
+#include "models/rifl/core/rifl_link.h"
 #include "models/switch/ualink_switch.h"
+#include "platform/config/machine.h"
 #include "platform/fabric/fabric_graph.h"
 #include "platform/sim/fabric_platform.h"
 #include "platform/sim/kernel_hooks.h"
-#include "models/rifl/core/rifl_link.h"
-#include "platform/config/machine.h"
 #include "platform/sim/rifl_experiment.h"
 #include "platform/sim/schedule_report.h"
 #include "sw/schedule_exec.h"
@@ -134,10 +134,10 @@ void validate_fabric(const fabric::FabricRunConfig& cfg) {
           "available; fewer lanes (rifl.lanes), a lower forward_rate or a shorter propagation / "
           "transceiver_latency make them smaller",
           (first->params_src.key.empty() && !cfg.default_link_src.key.empty() ? cfg.default_link_src
-                                                                               : first->params_source())
+                                                                              : first->params_source())
               .prefix(),
-          static_cast<double>(rifl_bytes / 1073741824.0L), rifl_links, rc.lanes,
-          d.buffer, d.delay_slots, d.slot_ns, avail / 1073741824.0));
+          static_cast<double>(rifl_bytes / 1073741824.0L), rifl_links, rc.lanes, d.buffer, d.delay_slots, d.slot_ns,
+          avail / 1073741824.0));
     }
   }
   if (cfg.workload.data) {
@@ -164,7 +164,6 @@ void check_runnable(const fabric::FabricRunConfig& cfg) {
           "(`fabricsim check` accepts the fabric)",
           n.src.prefix(), n.id));
 }
-
 
 namespace {
 

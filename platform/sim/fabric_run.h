@@ -69,7 +69,6 @@ void validate_fabric(const fabric::FabricRunConfig& cfg);
 /// and key. `check` accepts such fabrics.
 void check_runnable(const fabric::FabricRunConfig& cfg);
 
-
 /// nccl-tests CSV header and row.
 std::string collective_csv(const fabric::FabricRunConfig& cfg, const CollectiveRow& r);
 

@@ -772,8 +772,8 @@ void require_sweep_outputs_replaceable(const fs::path& out, const std::vector<Po
     if (fs::exists(st))
       for (const auto& [input, hash] : config::files_read())
         if (fs::equivalent(p, input, ec))
-          fail(p, fmt::format("is {}, an input of this sweep, and the sweep would replace it: name another --out",
-                              input));
+          fail(p,
+               fmt::format("is {}, an input of this sweep, and the sweep would replace it: name another --out", input));
   };
   for (const char* t : {"results.csv", "summary.json", "results.csv.tmp", "summary.json.tmp"}) replaceable(out / t);
   const fs::path pts = out / "points";

@@ -131,12 +131,11 @@ RiflDerived derive(const RiflConfig& c) {
   // A one-way delay below one slot is modelled as one slot (delay_slots >= 1),
   // so the formula sees at least that round trip (else a zero delay would
   // give a buffer of 32 frames, below the model's own bound 32 + 2).
-  d.buffer = c.retransmit_buffer
-                 ? c.retransmit_buffer
-                 : retransmit_buffer_rtl(std::max(2 * (d.one_way_ns + max_skew), 2 * d.slot_ns),
-                                         c.fec_on ? c.lanes * c.lane_rate_bps * frame_rate_share
-                                                  : c.lanes * c.lane_rate_bps,
-                                         c.frame_bits);
+  d.buffer = c.retransmit_buffer ? c.retransmit_buffer
+                                 : retransmit_buffer_rtl(std::max(2 * (d.one_way_ns + max_skew), 2 * d.slot_ns),
+                                                         c.fec_on ? c.lanes * c.lane_rate_bps * frame_rate_share
+                                                                  : c.lanes * c.lane_rate_bps,
+                                                         c.frame_bits);
   // The replay must reach 16 frames before the failed one after the detection
   // round trip (RTL: 16 + 16 + RTT frames).
   if (d.buffer > kMaxRetransmitBuffer)
