@@ -58,6 +58,10 @@ Sample run_once(const std::string& bin, const BenchArgs& a, const fs::path& out,
     args.push_back(s);
   }
   args.insert(args.end(), {"--quiet", "--out", out.string()});
+  // Each repeat starts from an empty folder: a child that exits 0 without
+  // writing must not be timed against the previous repeat's result.json.
+  std::error_code ec;
+  fs::remove_all(out, ec);
   std::vector<char*> argv;
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);

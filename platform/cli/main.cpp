@@ -119,7 +119,7 @@ std::size_t g_interrupt_len[3] = {0, 0, 0};
 // The folders prepare_out created for --out (deepest first), as plain
 // strings so that the signal handler can remove them: a run that stops before
 // writing anything leaves no empty folder behind (rmdir keeps non-empty ones).
-constexpr int kMaxCreatedDirs = 8;
+constexpr int kMaxCreatedDirs = 64;
 char g_created_dirs[kMaxCreatedDirs][4096];
 int g_created_count = 0;
 
@@ -719,7 +719,8 @@ CLI::App* add_bench_command(CLI::App& app, cli::BenchArgs& ba) {
       "bench", "time `fabricsim run` as users run it (child processes): flit transmissions per wall-second");
   bench->add_option("fabric", ba.fabric,
                     "fabric YAML (default: topologies/link-primary.yaml with --set traffic.flits=1000000)");
-  bench->add_option("--set", ba.sets, "override a parameter of every run: key.path=value (repeatable)");
+  bench->add_option("--set", ba.sets, "override a parameter of every run: key.path=value (repeatable)")
+      ->allow_extra_args(false);
   bench->add_option("--repeat,-r", ba.repeat, "runs per binary (the median is reported)")
       ->check(whole_number_in(1, 1000))
       ->capture_default_str();

@@ -14,6 +14,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -919,7 +920,7 @@ pid_t start_point(const std::string& exe, const Point& pt) {
 }
 
 // After a point's process ended: record a finished point (result.stamp);
-// returns its exit status (-1 if it died by a signal).
+// returns its exit status (minus the signal's number if it died by one).
 int finish_point(const Point& pt, int status) {
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
     std::string text;
@@ -930,14 +931,23 @@ int finish_point(const Point& pt, int status) {
     }
     return 1;
   }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? -WTERMSIG(status) : -1;
 }
 
 std::string failure_text(const Point& pt, int code) {
   std::string log;
   read_file(fs::path(pt.dir) / "run.log", log);
-  return fmt::format("point {}{}/s{} failed (exit {}): {}", pt.variant.empty() ? "" : pt.variant + "/", pt.policy,
-                     pt.seed, code, log);
+  const std::string name = fmt::format("point {}{}/s{}", pt.variant.empty() ? "" : pt.variant + "/", pt.policy, pt.seed);
+  // A point that said nothing: name the signal, or say so (its run.log is
+  // where a diagnosis would be; a full disk can lose it too).
+  if (code < 0)
+    return fmt::format("{} was killed by signal {} ({}){}{}", name, -code, strsignal(-code),
+                       -code == SIGKILL ? ", e.g. by the kernel when memory ran out" : "",
+                       log.empty() ? "" : ": " + log);
+  if (log.empty())
+    return fmt::format("{} failed (exit {}) and its {}/run.log is empty (no diagnosis written: a full disk?)", name,
+                       code, pt.dir);
+  return fmt::format("{} failed (exit {}): {}", name, code, log);
 }
 
 struct Outcome {
@@ -1264,6 +1274,18 @@ int finish_sweep(const Study& st, const std::vector<Point>& points, const SweepO
         label, st.file, out.string());
     return 0;
   }
+  // An input changed while the points ran (the fabric edited mid-sweep):
+  // the finished points would mix its two versions in one table.
+  std::vector<std::size_t> all(points.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  if (const ResumePlan now = resume_plan(points, all, false); !now.todo.empty()) {
+    std::cerr << fmt::format(
+        "error: {} of {} points no longer match their inputs ({}; first: {}): an input changed while the sweep "
+        "ran, so the points would mix its versions; results.csv and summary.json not written; the same command "
+        "reruns those points\n",
+        now.todo.size(), points.size(), now.why, points[now.todo.front()].dir);
+    return 3;
+  }
   return collect_tables(st, points, out);
 }
 
@@ -1587,8 +1609,19 @@ int collect_tables(const Study& st, const std::vector<Point>& points, const fs::
   Cells cells;
   const std::string csv = results_csv(st, points, results, cells);
   const nlohmann::ordered_json summary = summary_json(st, points, cells);
-  write_atomic(out / "results.csv", csv);
-  write_atomic(out / "summary.json", report::json_text(summary, 2) + "\n");
+  try {
+    write_atomic(out / "results.csv", csv);
+    write_atomic(out / "summary.json", report::json_text(summary, 2) + "\n");
+  } catch (const std::exception& e) {
+    // A full disk or a folder removed under the sweep: neither table stays
+    // (one without the other would pass for a result); the points are kept.
+    std::error_code ec;
+    for (const char* t : {"results.csv", "summary.json", "results.csv.tmp", "summary.json.tmp"}) fs::remove(out / t, ec);
+    std::cerr << fmt::format("error: the points finished but the tables could not be written: {}; neither "
+                             "results.csv nor summary.json is left (the points are kept: `--collect` writes them)\n",
+                             e.what());
+    return 3;
+  }
   return 0;
 }
 

@@ -2704,6 +2704,25 @@ t_bench_fabric_overrides_and_shard_limit() {
 }
 check "bench refuses a fabric's bad --set up front; --shard: its upper limit, digits only, once" t_bench_fabric_overrides_and_shard_limit
 
+# bench: --set takes one value (a fabric after it is the fabric); a binary
+# that exits 0 without writing is not timed against the previous repeat's
+# result.json. run: a failed run removes every --out level it created.
+t_bench_set_and_stale_against() {
+  fs bench --set traffic.flits=100 "$ROOT/topologies/link-primary.yaml" --repeat 1
+  [[ $rc -eq 0 ]] || { note "bench --set X FABRIC: exit $rc"; show_output; }
+  printf '#!/bin/sh\nn=$(cat "%s" 2>/dev/null || echo 0); n=$((n+1)); echo $n >"%s"\n[ $n -eq 1 ] && exec "%s" "$@"\nexit 0\n' \
+    "$FX/flaky.count" "$FX/flaky.count" "$BIN" >"$FX/flaky.sh"
+  chmod +x "$FX/flaky.sh"
+  rm -f "$FX/flaky.count"
+  fs bench --repeat 3 --against "$FX/flaky.sh" "$ROOT/topologies/link-primary.yaml" --set traffic.flits=1000
+  [[ $rc -eq 2 ]] || { note "bench against a binary that stops writing: exit $rc, expected 2"; show_output; }
+  grep -q "is not a fabricsim result" "$ERR" || { note "bench: no message about the missing result"; show_output; }
+  fs run "$ROOT/topologies/link-primary.yaml" --set run.deadline=1us --quiet --out "$RES/deep/1/2/3/4/5/6/7/8/9/10"
+  [[ $rc -eq 3 ]] || note "run with a 1 us deadline: exit $rc, expected 3"
+  [[ ! -e $RES/deep ]] || note "a failed run left folders it created: $(find "$RES/deep" | head -3 | tr '\n' ' ')"
+}
+check "bench: --set then the fabric; a binary that exits 0 without writing is refused (no stale result timed); a failed run removes all ten --out levels it created" t_bench_set_and_stale_against
+
 # A share beyond the points (an array larger than the study) runs nothing
 # and says so; exit 0.
 t_empty_share() {
