@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -41,6 +43,20 @@ std::string slurp(const fs::path& p) {
   os << in.rdbuf();
   return os.str();
 }
+
+// An interrupt (SIGINT / SIGTERM / SIGHUP) while bench times its runs: the
+// handler stops the child being timed (kill is async-signal-safe) and records
+// the signal; bench then removes its temporary folder, says so and exits
+// 128 + signal (the child was left running, its folder behind).
+volatile std::sig_atomic_t g_bench_signal = 0;
+volatile pid_t g_bench_child = 0;
+void on_bench_signal(int sig) {
+  if (!g_bench_signal) g_bench_signal = sig;
+  if (g_bench_child > 0) kill(g_bench_child, SIGTERM);
+}
+struct Interrupted : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 
 // A child run that failed, with the exit status bench ends with: 2 when the
 // child found bad input (it said why), or when the other binary wrote no
@@ -74,9 +90,16 @@ Sample run_once(const std::string& bin, const BenchArgs& a, const fs::path& out,
     std::perror(("bench: cannot execute " + bin).c_str());
     _exit(127);
   }
+  g_bench_child = pid;
+  if (g_bench_signal) kill(pid, SIGTERM);  // the signal came between fork and here
   int status = 0;
   rusage ru{};
-  if (wait4(pid, &status, 0, &ru) != pid) throw std::runtime_error("bench: wait4 failed");
+  pid_t w;
+  while ((w = wait4(pid, &status, 0, &ru)) < 0 && errno == EINTR) {
+  }
+  g_bench_child = 0;
+  if (w != pid) throw std::runtime_error("bench: wait4 failed");
+  if (g_bench_signal) throw Interrupted("interrupted");
   Sample s;
   s.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   s.cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
@@ -200,6 +223,16 @@ int run_bench(const BenchArgs& a) {
   std::vector<Sample> mine, theirs;
   std::string differs;
   int rc = 0;
+  {
+    struct sigaction sa {};
+    sa.sa_handler = on_bench_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction old {};
+      sigaction(sig, nullptr, &old);
+      if (old.sa_handler != SIG_IGN) sigaction(sig, &sa, nullptr);  // an ignored signal (nohup) stays ignored
+    }
+  }
   try {
     for (unsigned r = 0; r < a.repeat; ++r) {
       if (!a.against.empty()) {
@@ -212,15 +245,25 @@ int run_bench(const BenchArgs& a) {
                                mine.back().cpu_s);
       if (!a.against.empty() && differs.empty()) differs = first_difference(tmp / "this", tmp / "against");
     }
+  } catch (const Interrupted&) {  // reported below
   } catch (const ChildFailure& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    rc = e.exit_status;
+    if (!g_bench_signal) {  // (a child stopped by the interrupt is reported below)
+      std::cerr << "error: " << e.what() << "\n";
+      rc = e.exit_status;
+    }
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
     rc = 3;
   }
   std::error_code ec;
   fs::remove_all(tmp, ec);
+  if (g_bench_signal) {
+    const int sig = g_bench_signal;
+    std::cerr << fmt::format("interrupted ({}): bench stopped; the run it was timing was stopped and {} removed; "
+                             "nothing measured\n",
+                             sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP", tmp.string());
+    return 128 + sig;
+  }
   if (rc) return rc;
 
   const Summary s = summarize(mine);

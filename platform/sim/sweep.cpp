@@ -1286,7 +1286,16 @@ int finish_sweep(const Study& st, const std::vector<Point>& points, const SweepO
         now.todo.size(), points.size(), now.why, points[now.todo.front()].dir);
     return 3;
   }
-  return collect_tables(st, points, out);
+  const int rc = collect_tables(st, points, out);
+  // An interrupt while the tables were made: they are whole (written
+  // atomically) or absent; say which, and end as an interrupted sweep.
+  if (g_signal) {
+    std::cerr << fmt::format("interrupted ({}): after {} had run every point; {}\n", signal_name(g_signal), label,
+                             rc == 0 ? "results.csv and summary.json in " + out.string() + " are complete"
+                                     : "results.csv and summary.json not written");
+    return 128 + g_signal;
+  }
+  return rc;
 }
 
 }  // namespace
