@@ -259,9 +259,13 @@ int run_bench(const BenchArgs& a) {
   fs::remove_all(tmp, ec);
   if (g_bench_signal) {
     const int sig = g_bench_signal;
-    std::cerr << fmt::format("interrupted ({}): bench stopped; the run it was timing was stopped and {} removed; "
-                             "nothing measured\n",
-                             sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP", tmp.string());
+    std::cerr << fmt::format(
+        "interrupted ({}): bench stopped; the run it was timing was stopped and {} removed; "
+        "nothing measured\n",
+        sig == SIGINT    ? "SIGINT"
+        : sig == SIGTERM ? "SIGTERM"
+                         : "SIGHUP",
+        tmp.string());
     return 128 + sig;
   }
   if (rc) return rc;

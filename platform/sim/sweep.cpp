@@ -937,7 +937,8 @@ int finish_point(const Point& pt, int status) {
 std::string failure_text(const Point& pt, int code) {
   std::string log;
   read_file(fs::path(pt.dir) / "run.log", log);
-  const std::string name = fmt::format("point {}{}/s{}", pt.variant.empty() ? "" : pt.variant + "/", pt.policy, pt.seed);
+  const std::string name =
+      fmt::format("point {}{}/s{}", pt.variant.empty() ? "" : pt.variant + "/", pt.policy, pt.seed);
   // A point that said nothing: name the signal, or say so (its run.log is
   // where a diagnosis would be; a full disk can lose it too).
   if (code < 0)
@@ -1625,10 +1626,12 @@ int collect_tables(const Study& st, const std::vector<Point>& points, const fs::
     // A full disk or a folder removed under the sweep: neither table stays
     // (one without the other would pass for a result); the points are kept.
     std::error_code ec;
-    for (const char* t : {"results.csv", "summary.json", "results.csv.tmp", "summary.json.tmp"}) fs::remove(out / t, ec);
-    std::cerr << fmt::format("error: the points finished but the tables could not be written: {}; neither "
-                             "results.csv nor summary.json is left (the points are kept: `--collect` writes them)\n",
-                             e.what());
+    for (const char* t : {"results.csv", "summary.json", "results.csv.tmp", "summary.json.tmp"})
+      fs::remove(out / t, ec);
+    std::cerr << fmt::format(
+        "error: the points finished but the tables could not be written: {}; neither "
+        "results.csv nor summary.json is left (the points are kept: `--collect` writes them)\n",
+        e.what());
     return 3;
   }
   return 0;
