@@ -20,6 +20,7 @@
 #include <stdexcept>
 
 #include "models/link/core/link_engine.h"
+#include "platform/cli/signals.h"
 #include "platform/config/link_config.h"
 #include "platform/config/yaml_config.h"
 #include "platform/fabric/fabric_config.h"
@@ -223,16 +224,7 @@ int run_bench(const BenchArgs& a) {
   std::vector<Sample> mine, theirs;
   std::string differs;
   int rc = 0;
-  {
-    struct sigaction sa {};
-    sa.sa_handler = on_bench_signal;
-    sigemptyset(&sa.sa_mask);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
-      struct sigaction old {};
-      sigaction(sig, nullptr, &old);
-      if (old.sa_handler != SIG_IGN) sigaction(sig, &sa, nullptr);  // an ignored signal (nohup) stays ignored
-    }
-  }
+  install_interrupt_handler(on_bench_signal);
   try {
     for (unsigned r = 0; r < a.repeat; ++r) {
       if (!a.against.empty()) {

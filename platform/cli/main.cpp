@@ -31,6 +31,7 @@
 #include <thread>
 
 #include "platform/cli/bench.h"
+#include "platform/cli/signals.h"
 #include "platform/config/link_config.h"
 #include "platform/config/rifl_config.h"
 #include "platform/config/units.h"
@@ -148,14 +149,7 @@ void set_interrupt_message(const std::string& what) {
 
 void install_run_signals(const std::string& what) {
   set_interrupt_message(what);
-  struct sigaction sa {};
-  sa.sa_handler = on_run_signal;
-  sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
-    struct sigaction old {};
-    sigaction(sig, nullptr, &old);
-    if (old.sa_handler != SIG_IGN) sigaction(sig, &sa, nullptr);  // an ignored signal (nohup) stays ignored
-  }
+  cli::install_interrupt_handler(on_run_signal);
 }
 
 // Blocks SIGINT / SIGTERM for its lifetime (while outputs are written).
