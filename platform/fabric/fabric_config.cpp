@@ -333,15 +333,16 @@ void finish_protocol(config::Section& s, LinkProtocolSpec& p, const link::LinkCo
                        "(transceiver_latency + propagation at the lane rate)",
                        one_way_slots));
   config::check_rifl_bounds(s.has("rifl") ? s.child("rifl") : s, eff);
+  const rifl::RiflDerived d = rifl::derive(eff);
   // A fabric counts time in ps: a frame slot below 1 ps would put several
   // slots at one instant and the link would never reach the next one.
-  if (const double slot_ps = rifl::derive(eff).slot_ns * 1000.0; !(slot_ps >= 1.0))
+  if (const double slot_ps = d.slot_ns * 1000.0; !(slot_ps >= 1.0))
     s.fail(
         s.has("forward_rate") ? "forward_rate" : "",
         fmt::format("a RIFL frame slot of {:.3g} ps (rifl.frame_bits {} at forward_rate / rifl.lanes = {:.4g} Gb/s) is "
                     "below the fabric's 1 ps time step: lower forward_rate, or raise rifl.lanes or rifl.frame_bits",
                     slot_ps, eff.frame_bits, eff.lane_rate_bps / 1e9));
-  if (rifl::derive(eff).buffer > (1u << 20))
+  if (d.buffer > (1u << 20))
     s.fail(s.has("rifl") ? "rifl" : "", "a RIFL retransmit buffer of more than 2^20 frames is beyond the model's limit");
 }
 

@@ -86,7 +86,7 @@ struct IsolatedExposure {
 };
 IsolatedExposure isolated_failure_probe(const rifl::RiflConfig& c, const rifl::RiflDerived& d) {
   IsolatedExposure x;
-  const std::uint64_t spacing = 4ULL * (3ULL * d.buffer + 4ULL * d.delay_slots) + 4099;
+  const std::uint64_t spacing = rifl::isolated_probe_spacing_slots(d);
   rifl::RiflConfig pc = c;
   pc.ber_ab = pc.ber_ba = 0;
   pc.deadline_slots = 0;

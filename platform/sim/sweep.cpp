@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <set>
 #include <sstream>
 
@@ -1278,7 +1279,7 @@ int finish_sweep(const Study& st, const std::vector<Point>& points, const SweepO
   // An input changed while the points ran (the fabric edited mid-sweep):
   // the finished points would mix its two versions in one table.
   std::vector<std::size_t> all(points.size());
-  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  std::iota(all.begin(), all.end(), std::size_t{0});
   if (const ResumePlan now = resume_plan(points, all, false); !now.todo.empty()) {
     std::cerr << fmt::format(
         "error: {} of {} points no longer match their inputs ({}; first: {}): an input changed while the sweep "

@@ -231,6 +231,15 @@ struct RiflLink::Direction {
   std::uint64_t F = 0;
 };
 
+namespace {
+// One-way delay of lane l in frame slots (its skew included, at least one):
+// the length of the lane's pipes.
+std::uint32_t lane_delay_slots(const RiflConfig& c, const RiflDerived& d, std::uint32_t l) {
+  const double skew = l < c.lane_skew_ns.size() ? c.lane_skew_ns[l] : 0.0;
+  return std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::ceil((d.one_way_ns + skew) / d.slot_ns - 1e-9)));
+}
+}  // namespace
+
 RiflLink::RiflLink(const RiflConfig& c) : cfg_(c), d_(derive(c)), codec_(c.frame_bits) {
   const std::uint32_t N = c.lanes, B = d_.buffer;
   for (int dir = 0; dir < 2; ++dir) {
@@ -257,9 +266,7 @@ RiflLink::RiflLink(const RiflConfig& c) : cfg_(c), d_(derive(c)), codec_(c.frame
   for (std::uint32_t l = 0; l < N; ++l) {
     auto L = std::make_unique<Lane>();
     L->index = l;
-    const double skew = c.lane_skew_ns.empty() ? 0.0 : c.lane_skew_ns[l];
-    L->D =
-        std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::ceil((d_.one_way_ns + skew) / d_.slot_ns - 1e-9)));
+    L->D = lane_delay_slots(c, d_, l);
     for (int x = 0; x < 2; ++x) {
       auto& e = L->e[x];
       // Start with the link up: the buffer holds B idle data frames (the RTL's
@@ -310,9 +317,7 @@ std::uint64_t lane_state_bytes(const RiflConfig& c) {
   const RiflDerived d = derive(c);
   std::uint64_t total = 0;
   for (std::uint32_t l = 0; l < c.lanes; ++l) {
-    const double skew = l < c.lane_skew_ns.size() ? c.lane_skew_ns[l] : 0.0;
-    const std::uint64_t D =  // as the constructor sizes a lane's pipes
-        std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil((d.one_way_ns + skew) / d.slot_ns - 1e-9)));
+    const std::uint64_t D = lane_delay_slots(c, d, l);
     total += (2 * static_cast<std::uint64_t>(d.buffer) + 2 * D) * sizeof(WireFrame) +
              2 * (D + RiflLink::Lane::kTrajSlack) * sizeof(std::uint16_t);
   }
@@ -326,9 +331,12 @@ std::uint64_t traffic_state_bytes(const RiflConfig& c) {
   return packets * (8 + 2 * 4) * (c.load_ba ? 2 : 1);
 }
 
+std::uint64_t isolated_probe_spacing_slots(const RiflDerived& d) {
+  return 4ULL * (3ULL * d.buffer + 4ULL * d.delay_slots) + 4099;
+}
+
 std::uint64_t isolated_probe_bytes_per_direction(const RiflConfig& c, const RiflDerived& d, std::uint64_t failures) {
-  const std::uint64_t spacing = 4ULL * (3ULL * d.buffer + 4ULL * d.delay_slots) + 4099;
-  return (failures + 2) * spacing * c.lanes * d.payload_bytes;
+  return (failures + 2) * isolated_probe_spacing_slots(d) * c.lanes * d.payload_bytes;
 }
 
 RiflLink::~RiflLink() = default;

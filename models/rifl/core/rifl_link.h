@@ -122,9 +122,13 @@ std::uint64_t lane_state_bytes(const RiflConfig& c);
 /// (8 bytes) and its latency (4 bytes, up to twice that while the vector
 /// grows), at the mean payload (payload_min + payload_max) / 2.
 std::uint64_t traffic_state_bytes(const RiflConfig& c);
+/// Slots between the isolated-failure probe's scripted failures
+/// (platform/sim/rifl_experiment.cpp): 4 (3B + 4H) + 4099, far past one
+/// recovery's 3B + 4H slots and at counter phases spread over 0..4095.
+std::uint64_t isolated_probe_spacing_slots(const RiflDerived& d);
 /// Traffic per direction of the isolated-failure probe (bytes): saturating
-/// through `failures` scripted failures `spacing` slots apart and two more
-/// spacings, spacing = 4 (3B + 4H) + 4099 slots (platform/sim/rifl_experiment.cpp).
+/// through `failures` scripted failures isolated_probe_spacing_slots() apart
+/// and two more spacings.
 std::uint64_t isolated_probe_bytes_per_direction(const RiflConfig& c, const RiflDerived& d, std::uint64_t failures);
 /// Scripted failures of the isolated-failure probe (the MTBF's out-of-order term).
 constexpr std::uint64_t kIsolatedProbeFailures = 32;
