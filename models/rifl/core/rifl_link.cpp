@@ -809,15 +809,18 @@ const std::uint16_t* flag_table() {
 // Retrans (rc < 2B: a buffered data frame at even rc, a control frame of one
 // kind at odd rc). Each receiver first gets the D frames already in flight
 // (the far end's frames before t1, any pattern), then the far end's pattern;
-// the window holds if those frames change nothing but its event flags
-// (clean control frames, and clean data frames that fail the CRC against a
-// rolled-back counter: rx error stays set, nothing is delivered), its flags
+// the window holds if those frames change nothing but its event flags and
+// the counter of a receiver in error (clean control frames; clean data frames
+// that such a receiver rejects, rolling back, or re-accepts in order before
+// the frame that would clear its error: rx error stays set, nothing is
+// delivered; window_rx_counters), its flags
 // settle into period 1 or 2 once the pattern arrives (the flags of every
 // slot are kept: win_fl), and its transmitter keeps its state under every
 // one of those flag values (or toggles Retrans <-> Send Retrans, retransmit
 // requests either way). Bounds: the next hit on either direction, rc reaching
-// 2B (replay part) or 3B (idle part), the arrival of the first replayed frame
-// whose counter matches the receiver's.
+// 2B (replay part) or 3B (idle part), the arrival of the replayed frame that
+// would clear the receiver's error (the one before its threshold) or of one
+// it would accept out of order (counters equal mod 2^12 only).
 void RiflLink::open_window(Lane& L, std::uint64_t t1) {
   const std::uint32_t B = d_.buffer;
   const std::uint32_t D = L.D;
@@ -839,43 +842,75 @@ void RiflLink::open_window(Lane& L, std::uint64_t t1) {
   }
   if (end < t1 + 4) return;  // not worth it
   // Cheap conditions first: the frames in flight are clean and change
-  // nothing but flags (a data frame among them, or a replay-fed receiver,
-  // needs a rolled-back receiver whose counter no such frame matches); the
-  // first matching replayed frame bounds the window.
+  // nothing but flags and an erring receiver's counter (a data frame among
+  // them, or a replay-fed receiver, needs a receiver with rx error set: it
+  // re-accepts the frames it had before the error, in order, and rolls back
+  // on any other); the arrival of the frame that would clear its rx error
+  // (or of one accepted out of order) bounds the window.
   for (int x = 0; x < 2; ++x) {
     const auto& e = L.e[x];
     const int y = 1 - x;
     const auto& far = L.e[y];
     const auto& pipe = L.pipe[y];
-    const bool rolled = e.rx_error && e.counter + kRollback == e.threshold;
+    // An erring receiver: rx error set, counter between the rollback point
+    // and the frame before the threshold (kRollback <= 2^12: counters mod
+    // 2^12 stay distinct over that range).
+    const bool erring = e.rx_error && e.counter + kRollback >= e.threshold && e.counter < e.threshold;
+    const std::uint64_t rolled_back = e.threshold - kRollback, last = e.threshold - 1;
+    std::uint64_t c = e.counter;  // the receiver's counter as the frames in flight arrive
     // The first frame in flight that is hit, or a data frame that a receiver
-    // not rolled back takes (or one that matches its counter), ends the
-    // window at its arrival (it is stepped).
+    // not in error takes, or one that would clear its error or is accepted
+    // out of order, ends the window at its arrival (it is stepped).
     for (std::uint32_t i = 0, p = L.pos; i < D && t1 + i < end; ++i, p = p + 1 == D ? 0 : p + 1) {
       const auto& f = pipe[p];
-      if (f.hit || (is_data(f.kind) && (!rolled || ((f.counter ^ e.counter) & 0xFFF) == 0))) {
+      if (f.hit || (is_data(f.kind) && !erring)) {
         end = t1 + i;
         break;
+      }
+      if (!is_data(f.kind)) continue;
+      if (((f.counter ^ c) & 0xFFFu) == 0) {
+        if (f.counter != c || c == last) {
+          end = t1 + i;
+          break;
+        }
+        ++c;  // accepted again, in order
+      } else {
+        c = rolled_back;  // failed the CRC: rolled back
       }
     }
     if (end < t1 + 4) return;
     if (!rep[y]) continue;
-    if (B > 4096 || !rolled) {
+    if (B > 4096 || !erring) {
       // the arrival of the far end's first replayed frame ends it
       end = std::min<std::uint64_t>(end, t1 + (far.rc & 1u) + D);
       if (end < t1 + 4) return;
       continue;
     }
-    // The first frame of the far end's replay whose counter matches the
-    // receiver's (mod 4096): its arrival ends the window.
-    const std::uint64_t c = e.counter, oldest = far.tx_counter - B;
-    const std::uint64_t c1 = oldest + ((c - oldest) & 0xFFF);
-    if (c1 < oldest + B) {
-      const std::uint64_t base = far.buf[far.head].counter;
-      const std::uint64_t m = ((c1 - oldest) + B - (base - oldest)) % B;
-      end = std::min<std::uint64_t>(end, t1 + (far.rc & 1u) + 2 * m + L.D);
-      if (end < t1 + 4) return;
+    // The far end's replay: buffered frames of consecutive counters from
+    // its head on (the k-th arrives in window slot D + (rc & 1) + 2k). The
+    // first one that does not match the counter rolls the receiver back;
+    // from the first one matching it on, it accepts them in order until the
+    // frame before the threshold, whose arrival ends the window (as does a
+    // frame matching only mod 2^12, or one past the run of consecutive
+    // counters: the window's rc bound comes first).
+    const std::uint64_t base = far.buf[far.head].counter;
+    std::uint64_t ka = 0, ca = c;  // first accepted frame and its counter
+    if (base != c) {
+      if (((base ^ c) & 0xFFFu) == 0) {
+        ka = 0;  // accepted out of order
+        ca = kNever;
+      } else {
+        ka = 1 + ((rolled_back - base - 1) & 0xFFFu);
+        ca = base + ka == rolled_back ? rolled_back : kNever;
+      }
     }
+    std::uint64_t kend = ka;  // the replayed frame whose arrival ends the window
+    if (ca != kNever) {
+      kend = ka + (last - ca);
+      if (kend >= B || far.buf[(far.head + kend) % B].counter != base + kend) kend = ka;
+    }
+    end = std::min<std::uint64_t>(end, t1 + D + (far.rc & 1u) + 2 * kend);
+    if (end < t1 + 4) return;
   }
   // Each receiver's flags slot by slot (the frames in flight, then the far
   // end's pattern) until they repeat with period 2 (win_T[x] = the first
@@ -968,7 +1003,8 @@ void RiflLink::settle_window(Lane& L, std::uint64_t t) {
   const std::uint64_t t0 = L.win_since, n = std::min(t, L.win_end) - t0;
   L.win_end = 0;
   if (n == 0) return;
-  if (mm_on_) count_window_frames(L, t0, n);
+  std::uint64_t rx_counter[2];
+  window_rx_counters(L, t0, n, rx_counter);
   skipped_ += n;
   for (int x = 0; x < 2; ++x) {
     auto& e = L.e[x];
@@ -1026,43 +1062,76 @@ void RiflLink::settle_window(Lane& L, std::uint64_t t) {
     }
     const std::uint32_t T = L.win_T[x];
     e.fl = unpack(n <= T + 1 ? L.win_fl[x][n] : L.win_fl[x][T + ((n - T) & 1u)]);
+    e.counter = rx_counter[x];
   }
 }
 
-// count_mismatched_frames() over the slots [t0, t0 + n) of lane L's window,
-// before settle_window applies them: each receiver keeps its counter through
-// the window and gets the D frames in flight at t0, then the far end's
-// pattern (buffered data frames, of consecutive counters from the head on, at
-// even rc while it replays).
-void RiflLink::count_window_frames(const Lane& L, std::uint64_t t0, std::uint64_t n) {
+// The receivers' counters after the slots [t0, t0 + n) of lane L's window,
+// before settle_window applies them (rx_counter[x]), and under
+// count_mismatched_frames() the frames each receiver got while expecting
+// another counter. Receiver x gets the D frames in flight at t0, then the far
+// end's pattern (buffered data frames of consecutive counters from the head
+// on, at even rc, while it replays). open_window admitted data frames only
+// for a receiver in error, which re-accepts a frame matching its counter
+// (the counter steps on) and rolls back on any other; a window ends before
+// the frame that would clear the error.
+void RiflLink::window_rx_counters(const Lane& L, std::uint64_t t0, std::uint64_t n, std::uint64_t rx_counter[2]) {
   const std::uint32_t B = d_.buffer, D = L.D;
   for (int x = 0; x < 2; ++x) {
     const int y = 1 - x;
     const auto& e = L.e[x];
     const auto& far = L.e[y];
-    auto& h = mm_[y][0];
-    // A data frame in flight holds the window only against a rolled-back receiver.
-    const bool rolled = e.rx_error && e.counter + kRollback == e.threshold;
-    const std::uint64_t m = rolled ? std::min<std::uint64_t>(n, D) : 0;
-    for (std::uint32_t i = 0, p = m ? static_cast<std::uint32_t>(t0 % D) : 0; i < m; ++i) {
+    rx_counter[x] = e.counter;
+    if (!e.rx_error) continue;  // a receiver not in error gets no data frame in a window
+    const std::uint64_t rolled_back = e.threshold - kRollback;
+    std::uint64_t c = e.counter;
+    const std::uint64_t m = std::min<std::uint64_t>(n, D);
+    for (std::uint32_t i = 0, p = static_cast<std::uint32_t>(t0 % D); i < m; ++i) {
       const WireFrame& f = L.pipe[y][p];
-      if (is_data(f.kind))
-        if (const std::uint32_t need = (f.counter ^ e.counter) & 0xFFFu) ++h[need];
       p = p + 1 == D ? 0 : p + 1;
-    }
-    if (L.win_rep[y] && n > D) {
-      const std::uint32_t rc0 = far.rc, h0 = far.head;
-      const std::uint64_t len = n - D, even0 = (rc0 & 1u) ? 0 : 1;
-      const std::uint64_t dc = (len + even0) / 2;  // buffered frames sent, from the head on
-      if (dc == 0) continue;
-      const std::uint64_t c0 = far.buf[h0].counter;
-      if (dc <= B && far.buf[(h0 + dc - 1) % B].counter == c0 + dc - 1) {
-        count_counter_run(y, c0, dc, e.counter);
+      if (!is_data(f.kind)) continue;
+      if (const std::uint32_t need = (f.counter ^ c) & 0xFFFu) {
+        if (mm_on_) ++mm_[y][0][need];
+        c = rolled_back;
       } else {
-        for (std::uint64_t i = 0; i < dc; ++i)
-          if (const std::uint32_t need = (far.buf[(h0 + i) % B].counter ^ e.counter) & 0xFFFu) ++h[need];
+        ++c;
       }
     }
+    if (L.win_rep[y] && n > D) {
+      const std::uint64_t len = n - D, even0 = (far.rc & 1u) ? 0 : 1;
+      const std::uint64_t dc = (len + even0) / 2;  // buffered frames received, from the head on
+      if (dc > 0) {
+        const std::uint32_t h0 = far.head;
+        const std::uint64_t base = far.buf[h0].counter;
+        // frames base, base + 1, ... against c: accepted while they match
+        std::uint64_t k = 0;
+        if (base == c) {
+          k = dc;  // all accepted (the window ends before the one clearing the error)
+          c += dc;
+        } else if (dc <= B && far.buf[(h0 + dc - 1) % B].counter == base + dc - 1) {
+          if (mm_on_) ++mm_[y][0][(base ^ c) & 0xFFFu];
+          c = rolled_back;
+          k = 1;
+          // rejected against the rolled-back counter up to the first frame matching it
+          const std::uint64_t ka = 1 + ((rolled_back - base - 1) & 0xFFFu);
+          const std::uint64_t rej = std::min(dc, ka) - 1;
+          if (mm_on_ && rej) count_counter_run(y, base + 1, rej, rolled_back);
+          k += rej;
+          if (dc > ka) c += dc - ka;  // accepted from frame ka on (it matches exactly: open_window)
+        } else {
+          for (; k < dc; ++k) {
+            const std::uint64_t fc = far.buf[(h0 + k) % B].counter;
+            if (const std::uint32_t need = (fc ^ c) & 0xFFFu) {
+              if (mm_on_) ++mm_[y][0][need];
+              c = rolled_back;
+            } else {
+              ++c;
+            }
+          }
+        }
+      }
+    }
+    rx_counter[x] = c;
   }
 }
 

@@ -359,7 +359,7 @@ class RiflLink {
   std::uint64_t fc_event_in_run(std::uint64_t n) const;
   void open_window(Lane& L, std::uint64_t t1);
   void settle_window(Lane& L, std::uint64_t t);
-  void count_window_frames(const Lane& L, std::uint64_t t0, std::uint64_t n);
+  void window_rx_counters(const Lane& L, std::uint64_t t0, std::uint64_t n, std::uint64_t rx_counter[2]);
   void complete_packets(int dir, std::uint64_t t0, std::uint64_t n);
   void check_flow_control();
   std::uint64_t next_disturbance() const;
