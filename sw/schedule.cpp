@@ -941,20 +941,24 @@ Schedule load_schedule(const std::string& path) {
 
 Schedule parse_schedule(const std::string& text, const std::string& path) {
   // Both formats are read as UTF-8, and the schedule's names reach result.json.
+  // file:line:column of byte `at` (1-based, columns in bytes), as for
+  // configuration files (yaml_config.cpp).
+  const auto where = [&](std::size_t at) {
+    const std::size_t line_start =
+        at == 0 || text.rfind('\n', at - 1) == std::string::npos ? 0 : text.rfind('\n', at - 1) + 1;
+    return path + ":" +
+           std::to_string(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1) + ":" +
+           std::to_string(at - line_start + 1) + ": ";
+  };
   if (const std::size_t bad = first_invalid_utf8(text); bad != std::string::npos)
-    fail(path, static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n')) + 1,
-         "byte 0x" + hex_byte(static_cast<unsigned char>(text[bad])) + " is not UTF-8 text (save the file as UTF-8)");
+    throw ScheduleError(where(bad) + "byte 0x" + hex_byte(static_cast<unsigned char>(text[bad])) +
+                        " is not UTF-8 text (save the file as UTF-8)");
   // A carriage return without a line feed (CR-only line endings): no line
   // break to either parser (as for configuration files, yaml_config.cpp).
   for (std::size_t i = text.find('\r'); i != std::string::npos; i = text.find('\r', i + 1))
-    if (i + 1 == text.size() || text[i + 1] != '\n') {
-      const auto b = text.begin();
-      const auto at = b + static_cast<std::ptrdiff_t>(i);
-      const std::size_t line_start = text.rfind('\n', i) == std::string::npos ? 0 : text.rfind('\n', i) + 1;
-      fail(path, static_cast<int>(std::count(b, at, '\n')) + 1,
-           "column " + std::to_string(i - line_start + 1) +
-               ": a carriage return (CR) without a line feed: save the file with LF (or CRLF) line endings");
-    }
+    if (i + 1 == text.size() || text[i + 1] != '\n')
+      throw ScheduleError(where(i) +
+                          "a carriage return (CR) without a line feed: save the file with LF (or CRLF) line endings");
   const auto dot = path.rfind('.');
   const std::string ext = dot == std::string::npos ? "" : lower(path.substr(dot));
   Schedule s;

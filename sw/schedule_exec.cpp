@@ -144,7 +144,15 @@ class Executor {
       const std::uint64_t now = a_.now_ps();
       for (const auto& x : tb_)
         if (!x.done && x.phase != Phase::wait && x.busy_until > now) timer = std::min(timer, x.busy_until);
-      a_.wait_until([this] { return any_ready(); }, timer, [this] { return describe(); });
+      // The rank is woken whenever one of its operations completes: note
+      // the sends that landed then, at that time (not when a threadblock
+      // next moves).
+      a_.wait_until(
+          [this] {
+            note_landed();
+            return any_ready();
+          },
+          timer, [this] { return describe(); });
     }
     while (!in_flight_.empty()) {
       a_.wait(in_flight_.front().op);

@@ -487,10 +487,14 @@ int cmd_run_host(const RunArgs& a, std::shared_ptr<config::Document> doc) {
                              : W.schedule ? fmt::format("schedule {} ({} of {} B)", W.schedule_path,
                                                         sw::to_string(W.collective), W.size_bytes)
                                           : fmt::format("{} of {} B per GPU", W.transport, W.size_bytes),
-                             W.ops ? fmt::format("{} operation{}", W.ops, W.ops == 1 ? "" : "s")
-                             : sim::cell_duration_ps(cfg) >= 1000000000ull
-                                 ? fmt::format("{:.3f} s simulated", sim::cell_duration_ps(cfg) / 1e12)
-                                 : fmt::format("{:.3f} us simulated", sim::cell_duration_ps(cfg) / 1e6),
+                             W.ops ? fmt::format("{} {}{}", W.ops, cfg.decode_mode ? "round" : "operation",
+                                                 W.ops == 1 ? "" : "s")
+                                   : fmt::format("{}{}",
+                                                 sim::cell_duration_ps(cfg) >= 1000000000ull
+                                                     ? fmt::format("{:.3f} s", sim::cell_duration_ps(cfg) / 1e12)
+                                                     : fmt::format("{:.3f} us", sim::cell_duration_ps(cfg) / 1e6),
+                                                 // decode rounds run that long after the selection's race
+                                                 cfg.decode_mode ? " of rounds after the selection" : " simulated"),
                              cfg.seed)
               << std::flush;  // shown even if the run is interrupted (piped stdout)
   if (const auto& S = W.schedule) std::cerr << sim::schedule_warnings(*S, W.size_bytes);
@@ -765,7 +769,7 @@ int cmd_sweep(const SweepArgs& sa, const char* argv0) {
   }
   if (sa.collect && (sa.fresh || !sa.shard.empty()))
     throw config::ConfigError("--collect runs no point: give it without --fresh and --shard");
-  o.out_dir = sa.out.empty() ? (fs::path("out") / st.name).string() : sa.out;
+  o.out_dir = sa.out.empty() ? (fs::path("out") / sim::folder_name(st.name)).string() : sa.out;
   o.self_exe = self_exe(argv0);
   const int rc = sim::run_sweep(st, o);
   if (rc == 0 && !o.shard_count && !sim::mpi_secondary_rank())

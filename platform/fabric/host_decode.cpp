@@ -79,11 +79,17 @@ void decode_allreduces(config::Section& d, HostRunConfig& c) {
 // decode.candidates and drop_reads_when_crossing: distinct AllReduce transports, not all dropped.
 void decode_candidates(config::Section& d, HostRunConfig& c) {
   DecodeSpec& D = c.decode;
-  D.candidates = d.strings("candidates", sw::transport_names());
+  // Default: every AllReduce transport (transport_names() without its two
+  // data-movement probes, which are not AllReduces).
+  const auto& names = sw::transport_names();
+  const auto is_probe = [](const std::string& t) { return t == "read_ring" || t == "write_all"; };
+  std::vector<std::string> allreduces;
+  for (const auto& t : names)
+    if (!is_probe(t)) allreduces.push_back(t);
+  D.candidates = d.strings("candidates", allreduces);
   std::set<std::string> seen_c;
   for (const auto& t : D.candidates) {
-    const auto& names = sw::transport_names();
-    if (std::find(names.begin(), names.end(), t) == names.end() || t == "read_ring" || t == "write_all")
+    if (std::find(names.begin(), names.end(), t) == names.end() || is_probe(t))
       d.fail("candidates", fmt::format("'{}' is not an AllReduce transport", t));
     if (!seen_c.insert(t).second) d.fail("candidates", fmt::format("'{}' is listed twice", t));
   }

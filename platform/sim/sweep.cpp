@@ -176,6 +176,18 @@ std::vector<std::string> read_metrics(config::Section& s, const Study& st, const
         if (!given && std::find(row_keys.begin(), row_keys.end(), c) == row_keys.end() &&
             config::closest_name(c, {m}) == m)
           s.fail("columns", fmt::format("'{}' is not a result column (did you mean '{}'?)", c, m));
+      // Else a column that is no result key at all (a typo of another
+      // column) comes first: it is the likelier mistake.
+      if (!given && !row_keys.empty())
+        for (const auto& c : st.columns)
+          if (c != "variant" && std::find(row_keys.begin(), row_keys.end(), c) == row_keys.end()) {
+            const std::string guess = config::closest_name(c, row_keys);
+            std::string known;
+            for (const auto& rk : row_keys) known += (known.empty() ? "" : ", ") + rk;
+            s.fail("columns", guess.empty()
+                                  ? fmt::format("'{}' is not a result column (known: {})", c, known)
+                                  : fmt::format("'{}' is not a result column (did you mean '{}'?)", c, guess));
+          }
       s.fail(given ? "metrics" : "columns",
              given ? fmt::format("metric '{}' is not one of the columns", m)
                    : fmt::format("the default metrics of this fabric kind include '{}', which is not one of the "
@@ -862,6 +874,13 @@ void lock_sweep_out(const fs::path& out, bool shared) {
 }
 }  // namespace
 
+std::string folder_name(const std::string& name) {
+  std::string f = name;
+  for (char& ch : f)
+    if (ch == '/' || ch == '\\' || ch == ' ') ch = '_';
+  return f;
+}
+
 namespace {
 
 std::vector<Point> make_points(const Study& st, const fs::path& out) {
@@ -876,9 +895,7 @@ std::vector<Point> make_points(const Study& st, const fs::path& out) {
         pt.cell = vi;
         fs::path d = out / "points";
         if (st.variants.size() > 1) {
-          std::string tag = v.name;  // a file-name-safe copy ("400Gb/s" -> "400Gb_s")
-          for (char& ch : tag)
-            if (ch == '/' || ch == '\\' || ch == ' ') ch = '_';
+          const std::string tag = folder_name(v.name);
           d /= fmt::format("c{:03d}{}", vi, tag.empty() ? "" : "-" + tag);
         }
         if (!no_policy) d /= p;

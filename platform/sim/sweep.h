@@ -56,6 +56,11 @@ const std::vector<std::string>& variant_metrics(const Study& st, const StudyVari
 /// unless a variant lists its own).
 std::vector<std::string> all_metrics(const Study& st);
 
+/// A study's or variant's name as one folder name: '/', '\\' and ' ' become
+/// '_' ("400Gb/s" -> "400Gb_s", "my study" -> "my_study"); the name is kept
+/// as is in the tables.
+std::string folder_name(const std::string& name);
+
 /// Parse and fully validate a study: the study file itself and the fabric
 /// under every variant x policy. Throws config::ConfigError (file:line:key).
 Study load_study(const std::string& path);

@@ -1136,7 +1136,43 @@ check "pcie host, partition on a missing host bridge: exit 2, file:line, key" t_
 check "pcie host, GPU on a missing partition: exit 2, file:line, key" t_host_gpu_on_missing_partition
 check "pcie host, group naming a missing GPU: exit 2, names the override" t_host_group_bad_gpu
 check "pcie host, misspelt transport: exit 2, lists the valid ones" t_host_unknown_transport
+# A host file with only its tree and a workload: every decode key has a
+# default (decode.candidates was the 14 transports, probes included, and
+# the check after it rejected its own default: exit 2 on every such file).
+t_host_minimal_file() {
+  cat >"$FX/min-host.yaml" <<'YAML'
+fabric:
+  name: minhost
+  kind: pcie-host
+  host_bridges:
+    - {bus: "00", quadrant: 0}
+    - {bus: "40", quadrant: 1}
+  switches:
+    - name: sw0
+      partitions: [{name: p0, host_bridge: "00"}, {name: p1, host_bridge: "40"}]
+  gpus:
+    - {id: 0, partition: sw0.p0}
+    - {id: 1, partition: sw0.p0}
+    - {id: 2, partition: sw0.p1}
+    - {id: 3, partition: sw0.p1}
+workload:
+  ops: 3
+YAML
+  fs run "$FX/min-host.yaml" --quiet --out "$RES/min-host"
+  [[ $rc -eq 0 ]] || { note "transport run: exit $rc"; show_output; return; }
+  fs run "$FX/min-host.yaml" --set workload.mode=decode --set workload.ops=1 --quiet --out "$RES/min-host-decode"
+  [[ $rc -eq 0 ]] || { note "decode run with the default candidates: exit $rc"; show_output; return; }
+  python3 - "$RES/min-host-decode/result.json" <<'PY' || note "the decode race did not run the 12 AllReduce transports"
+import json, re, sys
+race = " ".join(json.load(open(sys.argv[1]))["decode"]["race"])  # "81920B: pull=13.25/13.34us(150) ..."
+names = set(re.findall(r" ([a-z_]+)=", race))
+assert len(names) == 12, names
+assert "pull" in names and "nccl_ll" in names and "read_ring" not in names and "write_all" not in names, names
+PY
+}
+
 check "pcie host runs are byte-identical when repeated" t_host_run_is_deterministic
+check "pcie host file without decode keys: runs (transport and decode), the race takes the 12 AllReduce transports" t_host_minimal_file
 
 check "sweep whose points all end in terminal failures: tables written, no averages" t_terminal_failures_in_sweep
 
@@ -1532,6 +1568,41 @@ t_schedule_runs() {
   done
 }
 
+# steps.csv landed_us: a send's data had landed at the peer, so it is never
+# after the matching receive became ready, and equals it where the receive
+# waited for that message (it was the time the sender's thread next moved).
+t_schedule_landed() {
+  local out="$RES/sched-landed"
+  fs run "$ROOT/topologies/ring8.yaml" --set workload.algorithm=schedule --set workload.schedule=schedules/ring-allreduce-8.xml \
+    --set workload.size=1MiB --quiet --out "$out"
+  [[ $rc -eq 0 ]] || { note "exit $rc"; show_output; return; }
+  python3 - "$out/steps.csv" <<'PY' || note "steps.csv: a send landed after its receive was ready, or none equal"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+recv_types = {"r", "rcs", "rrs", "rrc", "rrcs"}
+tb = {}
+for r in rows:
+    tb.setdefault((int(r["rank"]), int(r["threadblock"])), []).append(r)
+pairs = 0
+equal = 0
+for (g, t), steps in tb.items():
+    steps.sort(key=lambda r: int(r["step"]))
+    p, c = int(steps[0]["send"]), steps[0]["channel"]
+    if p < 0:
+        continue
+    sends = [r for r in steps if r["landed_us"] != ""]
+    rt = min(k for k, v in tb.items() if k[0] == p and int(v[0]["recv"]) == g and v[0]["channel"] == c)
+    recvs = [r for r in sorted(tb[rt], key=lambda r: int(r["step"])) if r["type"] in recv_types]
+    assert len(sends) == len(recvs), (g, t, len(sends), len(recvs))
+    for s_, r_ in zip(sends, recvs):
+        landed, ready = float(s_["landed_us"]), float(r_["ready_us"])
+        assert landed <= ready + 1e-9, (g, t, s_["step"], landed, r_["rank"], r_["step"], ready)
+        pairs += 1
+        equal += abs(landed - ready) < 1e-9
+assert pairs == 8 * 14 and equal > pairs // 2, (pairs, equal)
+PY
+}
+
 t_schedule_bad_files() {
   local spec name line what out
   # file:line:what
@@ -1754,6 +1825,7 @@ check "schedule run --trace: one track per rank x threadblock, one span per step
 check "schedule on an explicit fabric with rank_map by node id; a rank listed twice is exit 2" t_schedule_explicit_rank_map
 check "threadblock rate: a 2-channel ring schedule beats the 1-channel one" t_schedule_channels_matter
 check "schedule (MSCCL XML, in place with o_chunks=0, native YAML) runs, correct, steps.csv / threadblocks.csv / critical path" t_schedule_runs
+check "schedule steps.csv: a send's landed_us is when its data landed (never after the matching receive is ready)" t_schedule_landed
 check "bad schedules (malformed XML, unknown type / buffer / key, offset outside, unmatched send, count mismatch, cycle): exit 2, file:line" t_schedule_bad_files
 check "schedule ngpus differs from the fabric's ranks: exit 2, both files" t_schedule_ngpus
 check "schedule coll disagrees with workload.collective: exit 2" t_schedule_coll
@@ -2319,7 +2391,7 @@ t_input_text_rules() {
   sed "s/<algo name=\"\\([^\"]*\\)\"/<algo name=\"\\1$ff\"/" "$SCHED_DIR/allreduce-2.xml" >"$FX/latin1.xml"
   cmp -s "$FX/latin1.xml" "$SCHED_DIR/allreduce-2.xml" && note "fixture latin1.xml: the sed did not apply"
   fs run "$SCHED_FAB" --set "workload.schedule=$FX/latin1.xml" --out "$RES/latin1-xml"
-  expect_bad_input "$RES/latin1-xml" "latin1.xml:2: byte 0xff is not UTF-8" "workload.schedule"
+  expect_bad_input "$RES/latin1-xml" "latin1.xml:2:24: byte 0xff is not UTF-8" "workload.schedule"
 
   { cat "$ROOT/topologies/ring8.yaml"; echo "---"; echo "fabric: {name: x, kind: bogus}"; } >"$FX/two-docs.yaml"
   fs run "$FX/two-docs.yaml" --out "$RES/two-docs"
@@ -2753,8 +2825,38 @@ study:
 EOF2
   fs sweep "$FX/tme.yaml" --out "$RES/tme"
   expect_bad_input "$RES/tme" "tme.yaml:5:" "'tme_us' is not a result column (did you mean 'time_us'?)"
+  # A link-pair study whose default metric (goodput_gbps) is missing because
+  # of a typo in another column: the typo is named, not the default metric.
+  cat >"$FX/lp-tme.yaml" <<EOF2
+study:
+  name: lp-tme
+  fabric: $ROOT/topologies/link-primary.yaml
+  seeds: {first: 1, count: 1}
+  columns: [policy, seed, goodput_gbs]
+EOF2
+  fs sweep "$FX/lp-tme.yaml" --out "$RES/lp-tme"
+  expect_bad_input "$RES/lp-tme" "lp-tme.yaml:5:" "'goodput_gbs' is not a result column (did you mean 'goodput_gbps'?)"
+  sed 's/goodput_gbs/tme_us/' "$FX/lp-tme.yaml" >"$FX/lp-tme2.yaml"
+  fs sweep "$FX/lp-tme2.yaml" --out "$RES/lp-tme2"
+  expect_bad_input "$RES/lp-tme2" "lp-tme2.yaml:5:" "'tme_us' is not a result column (known: "
 }
 check "study: a misspelt key (sedes) and a misspelt default metric among the columns are named, exit 2" t_study_typos_named
+# The study's name as its default folder: a space becomes '_' as in a
+# variant's folder (docs/user-guide.md); it was kept ("out/ok name").
+t_study_name_folder() {
+  mkdir -p "$FX/stname"
+  cat >"$FX/stname/s.yaml" <<EOF2
+study:
+  name: "ok name"
+  fabric: $ROOT/topologies/link-primary.yaml
+  seeds: {first: 1, count: 1}
+  set: {traffic.flits: 2000}
+EOF2
+  (cd "$FX/stname" && "$BIN" sweep s.yaml >/dev/null 2>&1) || { note "sweep failed"; return; }
+  [[ -f "$FX/stname/out/ok_name/results.csv" && ! -e "$FX/stname/out/ok name" ]] ||
+    note "default folder: $(ls "$FX/stname/out")"
+}
+check "study name with a space: default output folder out/ok_name" t_study_name_folder
 
 # MSCCL XML: only the predefined entities and character references of legal
 # characters (an unknown entity stayed as text, &#0; cut the value); a

@@ -195,3 +195,17 @@ TEST(ExampleTlmInitiator, RiflFabricReadsBackAndReportsFrames) {
   EXPECT_NE(r.out.find(" (RIFL): "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" frames, 0 retransmitted"), std::string::npos) << r.out;
 }
+
+// A timing-only fabric (workload.data: false): the same latencies, every
+// access answered OK, and the example says it cannot check the bytes (it
+// printed "read-back WRONG" and exited 1).
+TEST(ExampleTlmInitiator, TimingOnlyFabricIsTimedAndNotChecked) {
+  const ExampleRun timed = run_example({"workload.data=false"});
+  ASSERT_EQ(timed.status, 0) << timed.out;
+  EXPECT_NE(timed.out.find("read-back not checked"), std::string::npos) << timed.out;
+  EXPECT_EQ(timed.out.find("error response"), std::string::npos) << timed.out;
+  const ExampleRun full = run_example({});
+  EXPECT_EQ(figure_ns(timed.out, "store latency (64 B)"), figure_ns(full.out, "store latency (64 B)"));
+  EXPECT_EQ(figure_ns(timed.out, "round-trip latency (4096 B burst load)"),
+            figure_ns(full.out, "round-trip latency (4096 B burst load)"));
+}

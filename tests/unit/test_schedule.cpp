@@ -239,9 +239,9 @@ TEST(ScheduleParse, RepeatedAttributesSecondDocumentsAndNonUtf8AreErrors) {
   EXPECT_EQ(
       parse_error(replace(g, "<gpu id=\"1\" i_chunks=\"2\"", "<gpu id=\"1\" i_chunks=\"2\" i_chunks=\"2\""), "t.xml"),
       "t.xml:11: <gpu> gives attribute 'i_chunks' twice (malformed XML)");
-  // 0xff on line 2 (the name), a truncated 3-byte sequence, a surrogate; UTF-8 names are fine.
+  // 0xff on line 2 (the name, column 22), a truncated 3-byte sequence, a surrogate; UTF-8 names are fine.
   EXPECT_EQ(parse_error(replace(g, "name=\"allreduce-2\"", "name=\"allreduce\xff\""), "t.xml"),
-            "t.xml:2: byte 0xff is not UTF-8 text (save the file as UTF-8)");
+            "t.xml:2:22: byte 0xff is not UTF-8 text (save the file as UTF-8)");
   EXPECT_NE(parse_error(replace(g, "name=\"allreduce-2\"", "name=\"a\xe2\x82\""), "t.xml").find("byte 0xe2"),
             std::string::npos);
   EXPECT_NE(parse_error(replace(g, "name=\"allreduce-2\"", "name=\"a\xed\xa0\x80\""), "t.xml").find("byte 0xed"),
