@@ -295,7 +295,8 @@ nlohmann::ordered_json to_json(const LinkExperimentConfig& e) {
   l["window_reduced"] = c.policy.window_reduced;
   l["request_copies"] = c.request_copies;
   l["retry_limit"] = c.retry_limit;
-  l["rx_buffer_flits"] = c.rx_buffer_flits;
+  // No rx_buffer: the two-endpoint experiment has no credit flow control
+  // (its sink consumes at once) and refuses the key.
   for (const auto& p : c.fec_menu)
     l["fec_profiles"].push_back({{"name", p.name},
                                  {"overhead", p.overhead},

@@ -685,12 +685,21 @@ nlohmann::ordered_json to_json(const FabricRunConfig& c) {
     if (lj != j["default_link"]) over.push_back({{"link", l.id}, {"config", lj}});
   }
   j["link_overrides"] = over;
+  // Ports of each node: the declared count, or as many as its links use.
+  std::vector<std::uint32_t> ports(c.fabric.nodes.size(), 0);
+  for (std::size_t i = 0; i < c.fabric.nodes.size(); ++i) ports[i] = c.fabric.nodes[i].ports;
+  for (const auto& l : c.fabric.links) {
+    ports[l.a] = std::max(ports[l.a], l.a_port + 1);
+    ports[l.b] = std::max(ports[l.b], l.b_port + 1);
+  }
   nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
-  for (const auto& n : c.fabric.nodes) {
-    nlohmann::ordered_json nj{{"id", n.id}, {"kind", n.kind}};
+  for (std::size_t i = 0; i < c.fabric.nodes.size(); ++i) {
+    const auto& n = c.fabric.nodes[i];
+    nlohmann::ordered_json nj{{"id", n.id}, {"kind", n.kind}, {"ports", ports[i]}};
     if (n.kind == "accelerator") {
       nj["rank"] = n.rank;
       nj["memory"] = n.auto_memory ? nlohmann::ordered_json("auto") : nlohmann::ordered_json(n.accel.memory_bytes);
+      nj["flags"] = n.accel.flags;
       nj["reduce_rate_bytes_per_s"] = n.accel.reduce_rate_bytes_per_s;
       nj["dma_setup_ps"] = n.accel.dma_setup_ps;
       nj["memory_latency_ps"] = n.accel.memory_latency_ps;

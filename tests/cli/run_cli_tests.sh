@@ -1816,6 +1816,13 @@ YAML
   [[ $rc -eq 0 ]] || { note "exit $rc"; show_output; return; }
   grep -q ',true,[^,]*$' "$RES/sched-explicit/collectives.csv" || note "not correct on the explicit fabric"
   grep -q '^0,gpuB,' "$RES/sched-explicit/steps.csv" || note "schedule rank 0 did not run on gpuB"
+  # result.json echoes every node's ports (declared, or as many as its links
+  # use) and each accelerator's flags
+  python3 - "$RES/sched-explicit/result.json" <<'PY' || note "result.json config.nodes lacks ports / flags"
+import json, sys
+n = {x["id"]: x for x in json.load(open(sys.argv[1]))["config"]["nodes"]}
+assert n["gpuA"]["ports"] == 1 and n["sw0"]["ports"] == 2 and n["gpuA"]["flags"] >= 8, n
+PY
   sed 's/rank_map: \[gpuB, gpuA\]/rank_map: [gpuB, 1]/' "$FX/sched-explicit.yaml" >"$FX/sched-dup.yaml"
   fs run "$FX/sched-dup.yaml" --out "$RES/sched-dup"
   expect_bad_input "$RES/sched-dup" "sched-dup.yaml:" "workload.rank_map" "listed twice"
@@ -2544,6 +2551,9 @@ t_outputs_that_cannot_be_written() {
   # credits belong to fabrics: the link experiment refuses rx_buffer
   fs run "$ROOT/topologies/link-primary.yaml" --set link.rx_buffer=8 --out "$RES/rxbuf"
   expect_bad_input "$RES/rxbuf" "link.rx_buffer" "applies to fabrics"
+  # ... nor does its result.json echo one (it showed rx_buffer_flits: 64)
+  fs run "$ROOT/topologies/link-primary.yaml" --set traffic.flits=100 --quiet --out "$RES/rxbuf-echo"
+  grep -q rx_buffer "$RES/rxbuf-echo/result.json" && note "the link experiment's result.json echoes an rx_buffer"
   # sweep --out whose points/ is a file, whose results.csv is a folder
   local st="$ROOT/topologies/studies/link-protocols-quick.yaml"
   mkdir -p "$RES/sw-pf" && touch "$RES/sw-pf/points"
