@@ -106,14 +106,19 @@ struct Sample {
 /// { "groups": { "<group>": { "n": N, "metrics": { "<metric>":
 ///       {"mean", "sd", "ci95_lo", "ci95_hi", "half_width"} } } },
 ///   "paired_deltas": [ { "a": "<A>", "b": "<B>", "n": N, "metrics": {
-///       "<metric>": {"mean_delta", "ci95_lo", "ci95_hi", "rel_pct",
-///                    "rel_ci95_lo_pct", "rel_ci95_hi_pct"} } } ] }
+///       "<metric>": {"mean_delta", "ci95_lo", "ci95_hi", "t_ci95_lo",
+///                    "t_ci95_hi", "rel_pct", "rel_ci95_lo_pct",
+///                    "rel_ci95_hi_pct"} } } ] }
 /// @endcode
 ///  * groups appear in `group_order` order, metrics in `metric_names` order;
 ///  * group statistics come from mean_ci(values, 0.95) (Student t);
 ///  * paired_deltas lists every ordered pair (A,B), A != B, A outer loop and
 ///    B inner loop over `group_order`; each entry is paired_delta(A, B, 0.95)
-///    (normal approximation), i.e. delta = A - B, relative to mean(B);
+///    (normal approximation, link-layer spec), i.e. delta = A - B, relative
+///    to mean(B), and t_ci95_* the Student-t interval of the same
+///    differences (mean_ci);
+///  * with one sample (n == 1) sd, half_width and every interval bound are
+///    null (no spread can be estimated);
 ///  * pairing is by seed: values are aligned on seeds sorted ascending, so
 ///    the input order of `samples` does not affect the output;
 ///  * any non-finite double (e.g. rel_pct when mean(B)==0) is written as

@@ -249,8 +249,8 @@ TEST(Summarize, ShapeAndKeyOrder) {
   EXPECT_EQ(pkeys, (std::vector<std::string>{"a", "b", "n", "metrics"}));
   std::vector<std::string> dkeys;
   for (auto it = p["metrics"]["lat_ns"].begin(); it != p["metrics"]["lat_ns"].end(); ++it) dkeys.push_back(it.key());
-  EXPECT_EQ(dkeys, (std::vector<std::string>{"mean_delta", "ci95_lo", "ci95_hi", "rel_pct", "rel_ci95_lo_pct",
-                                             "rel_ci95_hi_pct"}));
+  EXPECT_EQ(dkeys, (std::vector<std::string>{"mean_delta", "ci95_lo", "ci95_hi", "t_ci95_lo", "t_ci95_hi", "rel_pct",
+                                             "rel_ci95_lo_pct", "rel_ci95_hi_pct"}));
 }
 
 TEST(Summarize, GroupValues) {
@@ -296,6 +296,10 @@ TEST(Summarize, PairedDeltaValuesAndOrder) {
   EXPECT_NEAR(l0["rel_pct"].get<double>(), -16.6666667, kTol);
   EXPECT_NEAR(l0["rel_ci95_lo_pct"].get<double>(), -26.0965478, kTol);
   EXPECT_NEAR(l0["rel_ci95_hi_pct"].get<double>(), -7.2367855, kTol);
+  // Student t of the same differences: t(0.975, 2) = 4.3026527, half =
+  //   4.3026527 / sqrt(3) = 2.4841377 -> [-4.4841377, 0.4841377] (contains 0)
+  EXPECT_NEAR(l0["t_ci95_lo"].get<double>(), -4.4841377, kTol);
+  EXPECT_NEAR(l0["t_ci95_hi"].get<double>(), 0.4841377, kTol);
 
   // (base - opt) lat: {1,2,3}: mean 2, [0.8684143, 3.1315857]
   //   mean(opt) = 10: rel = 20 %, [8.6841427 %, 31.3158573 %]
@@ -313,6 +317,21 @@ TEST(Summarize, PairedDeltaValuesAndOrder) {
   EXPECT_DOUBLE_EQ(b0["ci95_lo"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(b0["ci95_hi"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(b0["rel_pct"].get<double>(), 100.0);
+}
+
+// One seed per group: no spread, no interval (null), not a zero-width
+// interval around the mean; the means and the delta are still given.
+TEST(Summarize, OneSeedHasNoInterval) {
+  const std::vector<Sample> one = {{"base", 1, {{"lat_ns", 10}}}, {"opt", 1, {{"lat_ns", 9}}}};
+  const auto j = summarize(one, {"lat_ns"}, kGroups);
+  const auto& g = j["groups"]["base"]["metrics"]["lat_ns"];
+  EXPECT_DOUBLE_EQ(g["mean"].get<double>(), 10.0);
+  for (const char* k : {"sd", "ci95_lo", "ci95_hi", "half_width"}) EXPECT_TRUE(g[k].is_null()) << k;
+  const auto& d = j["paired_deltas"][0]["metrics"]["lat_ns"];
+  EXPECT_DOUBLE_EQ(d["mean_delta"].get<double>(), -1.0);
+  EXPECT_DOUBLE_EQ(d["rel_pct"].get<double>(), -10.0);
+  for (const char* k : {"ci95_lo", "ci95_hi", "t_ci95_lo", "t_ci95_hi", "rel_ci95_lo_pct", "rel_ci95_hi_pct"})
+    EXPECT_TRUE(d[k].is_null()) << k;
 }
 
 TEST(Summarize, PairsBySeedNotInputOrder) {
@@ -357,9 +376,10 @@ TEST(Summarize, SingleGroupHasNoPairs) {
   const auto j = summarize(s, {"m"}, {"only"});
   EXPECT_TRUE(j["paired_deltas"].is_array());
   EXPECT_TRUE(j["paired_deltas"].empty());
-  // n == 1: sd 0, half 0, CI collapses on the mean
-  EXPECT_DOUBLE_EQ(j["groups"]["only"]["metrics"]["m"]["ci95_lo"].get<double>(), 4.0);
-  EXPECT_DOUBLE_EQ(j["groups"]["only"]["metrics"]["m"]["half_width"].get<double>(), 0.0);
+  // n == 1: no interval (null), the mean as given
+  EXPECT_DOUBLE_EQ(j["groups"]["only"]["metrics"]["m"]["mean"].get<double>(), 4.0);
+  EXPECT_TRUE(j["groups"]["only"]["metrics"]["m"]["ci95_lo"].is_null());
+  EXPECT_TRUE(j["groups"]["only"]["metrics"]["m"]["half_width"].is_null());
 }
 
 TEST(Summarize, ZeroBaselineSerialisesNull) {
