@@ -15,7 +15,11 @@ import csv
 import sys
 from pathlib import Path
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:
+    sys.exit("error: matplotlib is not installed for " + sys.executable +
+             " (Debian: apt-get install python3-matplotlib, then run the script with /usr/bin/python3)")
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -108,10 +112,14 @@ def main():
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     Path(sys.argv[3]).mkdir(parents=True, exist_ok=True)
-    t = rows(sys.argv[1])
-    calibration(t, sys.argv[3])
-    transports(t, sys.argv[3])
-    selection(rows(sys.argv[2]), sys.argv[3])
+    try:
+        t = rows(sys.argv[1])
+        calibration(t, sys.argv[3])
+        transports(t, sys.argv[3])
+        selection(rows(sys.argv[2]), sys.argv[3])
+    except (FileNotFoundError, KeyError, ValueError) as e:
+        sys.exit(f"error: {e!r}: are {sys.argv[1]} and {sys.argv[2]} the output folders of frank2-transports "
+                 f"and frank2-selection?\n{__doc__}")
 
 
 if __name__ == "__main__":

@@ -19,7 +19,11 @@ import sys
 from collections import OrderedDict
 from pathlib import Path
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:
+    sys.exit("error: matplotlib is not installed for " + sys.executable +
+             " (Debian: apt-get install python3-matplotlib, then run the script with /usr/bin/python3)")
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -133,8 +137,12 @@ def table(d):
 if __name__ == "__main__":
     if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
-    plot(sys.argv[1], sys.argv[2])
-    plot_ring(sys.argv[1], sys.argv[2])
-    if len(sys.argv) == 4 and sys.argv[3] == "--table":
-        table(sys.argv[1])
-        table_ring(sys.argv[1])
+    Path(sys.argv[2]).mkdir(parents=True, exist_ok=True)
+    try:
+        plot(sys.argv[1], sys.argv[2])
+        plot_ring(sys.argv[1], sys.argv[2])
+        if len(sys.argv) == 4 and sys.argv[3] == "--table":
+            table(sys.argv[1])
+            table_ring(sys.argv[1])
+    except (FileNotFoundError, KeyError, ValueError) as e:
+        sys.exit(f"error: {e!r}: is {sys.argv[1]} the output folder of a link-protocols study?\n{__doc__}")

@@ -15,7 +15,11 @@ import json
 import sys
 from pathlib import Path
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:
+    sys.exit("error: matplotlib is not installed for " + sys.executable +
+             " (Debian: apt-get install python3-matplotlib, then run the script with /usr/bin/python3)")
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -94,5 +98,10 @@ def frame_efficiency(d, out):
 if __name__ == "__main__":
     if len(sys.argv) != 4:
         sys.exit(__doc__)
-    ber_sweep(sys.argv[1], sys.argv[3])
-    frame_efficiency(sys.argv[2], sys.argv[3])
+    Path(sys.argv[3]).mkdir(parents=True, exist_ok=True)
+    try:
+        ber_sweep(sys.argv[1], sys.argv[3])
+        frame_efficiency(sys.argv[2], sys.argv[3])
+    except (FileNotFoundError, KeyError, ValueError) as e:
+        sys.exit(f"error: {e!r}: are {sys.argv[1]} and {sys.argv[2]} the output folders of a RIFL BER sweep "
+                 f"and of rifl-frame-efficiency?\n{__doc__}")

@@ -15,7 +15,11 @@ import json
 import sys
 from pathlib import Path
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:
+    sys.exit("error: matplotlib is not installed for " + sys.executable +
+             " (Debian: apt-get install python3-matplotlib, then run the script with /usr/bin/python3)")
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -120,9 +124,13 @@ def main():
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     Path(sys.argv[4]).mkdir(parents=True, exist_ok=True)
-    primary(sys.argv[1], sys.argv[4])
-    sensitivity(sys.argv[2], sys.argv[4])
-    ring(sys.argv[3], sys.argv[4])
+    try:
+        primary(sys.argv[1], sys.argv[4])
+        sensitivity(sys.argv[2], sys.argv[4])
+        ring(sys.argv[3], sys.argv[4])
+    except (FileNotFoundError, KeyError, ValueError, TypeError) as e:
+        sys.exit(f"error: {e!r}: are {sys.argv[1]}, {sys.argv[2]} and {sys.argv[3]} the output folders of "
+                 f"preface-primary, preface-sensitivity and ring-allreduce?\n{__doc__}")
 
 
 if __name__ == "__main__":

@@ -699,7 +699,8 @@ struct CheckArgs {
 CLI::App* add_check_command(CLI::App& app, CheckArgs& ca) {
   auto* check = app.add_subcommand("check", "validate a fabric, print its summary, write its graph as Graphviz DOT");
   check->add_option("fabric", ca.fabric, "fabric YAML")->required()->check(kNotEmpty);
-  check->add_option("--set", ca.sets, "override a parameter: key.path=value (repeatable)")->allow_extra_args(false);
+  check->add_option("--set", ca.sets, "override a parameter: key.path=value, list items as links[0].a (repeatable)")
+      ->allow_extra_args(false);
   check->add_option("--seed", ca.seed, "seed, as for run (sets run.seed; an error together with --set run.seed)")
       ->check(kNotEmpty);
   check

@@ -601,7 +601,7 @@ std::uint64_t Section::integer(const std::string& key, std::uint64_t dflt, std::
   try {
     v = parse_whole_number(s);
   } catch (const UnitError&) {
-    fail(key, hi == ~0ULL ? fmt::format("expected a whole number >= {}, got '{}'", lo, s)
+    fail(key, hi == ~0ULL ? fmt::format("expected a whole number in [{}, 2^64 - 1], got '{}'", lo, s)
                           : fmt::format("expected a whole number in [{}, {}], got '{}'", lo, hi, s));
   }
   if (v < lo || v > hi) fail(key, fmt::format("value {} outside [{}, {}]", v, lo, hi));

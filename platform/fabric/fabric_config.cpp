@@ -255,6 +255,10 @@ std::string fabric_kind(const config::Document& doc) {
     if (root.has("schedule"))
       root.fail("schedule",
                 "this file is a schedule, not a fabric: name it in a fabric's workload (workload.schedule)");
+    if (root.has("ladder"))
+      root.fail("ladder",
+                "this file is a ladder, not a fabric: name it in a PCIe host's decode section (decode.ladder, "
+                "decode.switch_local_ladder, decode.quadrant_crossing_ladder)");
   }
   config::Section f = root.child("fabric");
   // Every kind the program knows, so a typo (or a missing kind) lists them all.

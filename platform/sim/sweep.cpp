@@ -883,6 +883,9 @@ std::string folder_name(const std::string& name) {
 
 namespace {
 
+// Longest variant tag kept whole in a point's folder name (cNNN-TAG).
+constexpr std::size_t kMaxTagBytes = 120;
+
 std::vector<Point> make_points(const Study& st, const fs::path& out) {
   std::vector<Point> points;
   for (std::size_t vi = 0; vi < st.variants.size(); ++vi) {
@@ -895,7 +898,15 @@ std::vector<Point> make_points(const Study& st, const fs::path& out) {
         pt.cell = vi;
         fs::path d = out / "points";
         if (st.variants.size() > 1) {
-          const std::string tag = folder_name(v.name);
+          std::string tag = folder_name(v.name);
+          // A grid point's name joins its keys and values and can outgrow a
+          // folder name (255 bytes): keep its first 100 bytes (whole UTF-8
+          // characters) and a hash of the whole name.
+          if (tag.size() > kMaxTagBytes) {
+            std::size_t cut = 100;
+            while (cut > 0 && (static_cast<unsigned char>(tag[cut]) & 0xC0) == 0x80) --cut;
+            tag = tag.substr(0, cut) + "~" + report::fnv1a64_hex(v.name);
+          }
           d /= fmt::format("c{:03d}{}", vi, tag.empty() ? "" : "-" + tag);
         }
         if (!no_policy) d /= p;

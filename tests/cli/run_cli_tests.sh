@@ -2434,6 +2434,10 @@ t_input_blame_and_limits() {
   expect_bad_input "$RES/acc35" "expected a whole number in [2, 4096], got '3.5'"
   fs run "$ROOT/topologies/studies/ring-allreduce.yaml" --out "$RES/study-as-fabric"
   expect_bad_input "$RES/study-as-fabric" "key 'study': this file is a study, not a fabric: run it with \`fabricsim sweep FILE\`"
+  fs run "$ROOT/topologies/ladders/frank2-switch-local.yaml" --out "$RES/ladder-as-fabric"
+  expect_bad_input "$RES/ladder-as-fabric" "frank2-switch-local.yaml:5:3: key 'ladder': this file is a ladder, not a fabric"
+  fs run "$ROOT/topologies/ring8.yaml" --seed 18446744073709551616 --out "$RES/seed-2-64"
+  expect_bad_input "$RES/seed-2-64" "expected a whole number in [0, 2^64 - 1], got '18446744073709551616'"
   fs sweep "$ROOT/topologies/ring8.yaml" --out "$RES/fabric-as-study"
   expect_bad_input "$RES/fabric-as-study" "key 'fabric': this file is a fabric, not a study: run it with \`fabricsim run FILE\`"
   sed 's/^study:/stduy:/' "$ROOT/topologies/studies/ring-allreduce.yaml" >"$FX/stduy.yaml"
@@ -2867,6 +2871,32 @@ EOF2
     note "default folder: $(ls "$FX/stname/out")"
 }
 check "study name with a space: default output folder out/ok_name" t_study_name_folder
+# A grid of six keys: its points' names outgrow a folder name (255 bytes);
+# the sweep stopped with "File name too long", exit 1. The folder keeps 100
+# bytes and a hash of the name; results.csv the whole name.
+t_study_long_grid_names() {
+  cat >"$FX/long-grid.yaml" <<EOF2
+study:
+  name: long-grid
+  fabric: $ROOT/topologies/ring8.yaml
+  seeds: {first: 5, count: 1}
+  set: {workload.data: false, workload.size: 64KiB}
+  grid:
+    defaults.link.policy.post_decode.ewma_alpha: [0.25]
+    defaults.link.policy.post_decode.raise_above: [0.2]
+    defaults.link.policy.post_decode.lower_below: [0.01]
+    defaults.link.channel.p_good_to_bad: [0.001]
+    defaults.link.channel.p_bad_to_good: [0.5]
+    defaults.accelerator.reduce_rate: [2TB/s, 1TB/s]
+EOF2
+  fs sweep "$FX/long-grid.yaml" --out "$RES/long-grid"
+  [[ $rc -eq 0 ]] || { note "exit $rc"; show_output; return; }
+  [[ $(ls "$RES/long-grid/points" | grep -c '^c00[01]-defaults.link.policy.post_decode.ewma_alpha=0.25;.*~[0-9a-f]\{16\}$') -eq 2 ]] ||
+    note "point folders: $(ls "$RES/long-grid/points")"
+  grep -q '^defaults.link.policy.post_decode.ewma_alpha=0.25;.*;defaults.accelerator.reduce_rate=1TB/s,' "$RES/long-grid/results.csv" ||
+    note "results.csv lacks the whole variant name"
+}
+check "study grid of six keys: point folders of long names are shortened with a hash, the tables keep the name" t_study_long_grid_names
 
 # MSCCL XML: only the predefined entities and character references of legal
 # characters (an unknown entity stayed as text, &#0; cut the value); a
