@@ -383,7 +383,17 @@ LinkTotals link_stats(const fabric::FabricSpec& F, const fabric_core::FabricEngi
         if (menu[k].name == pn) lcsv << s.profile_transmissions[k];
     }
     lcsv << "\n";
-    if (ds.rifl) t.rifl.push_back(rifl_direction_json(ds));
+    if (ds.rifl) {
+      nlohmann::ordered_json rj = rifl_direction_json(ds);
+      // A light FEC hides the wire's errors from the frame counters (hit
+      // frames are those it could not correct): its codeword counters, as
+      // the experiment's a_to_b.fec.
+      if (F.links[d / 2].proto.rifl.fec_on)
+        rj["fec"] = {{"codewords_corrected", ds.rifl->fec_corrected},
+                     {"codewords_failed", ds.rifl->fec_failed},
+                     {"symbols_corrected", ds.rifl->fec_symbols_corrected}};
+      t.rifl.push_back(std::move(rj));
+    }
     if (s.transmissions)
       t.top.push_back({ds.replayed_flits, fmt::format("{}.port{} -> {}", ds.from, ds.from_port, ds.to)});
   }
@@ -519,9 +529,14 @@ std::string run_summary(const FabricCell& c, const fabric_core::FabricEngine& en
   sm << fmt::format("   {:>12} {:>12} {:>6} {:>6} {:>12} {:>10} {:>10} {:>8}\n", row.size_bytes, row.count, "float",
                     redop(c.spec.op), cell(row.time_us), cell(row.algbw_GBps), cell(row.busbw_GBps),
                     correct_text(c.cfg, row));
-  sm << fmt::format(
-      "  links: {} directions, {} flit transmissions, {} replayed, FEC {:.1f} KiB, {} first-attempt raw errors\n",
-      eng.directions(), t.tx, res.replayed_flits, res.fec_bytes / 1024.0, t.first_err);
+  // RIFL links send frames (256 bits by default) and retransmit them; UALink
+  // links send flits and replay them: name what was counted.
+  bool ualink = false, rifl = false;
+  for (const auto& l : c.cfg.fabric.links) (l.proto.protocol == fabric_core::LinkProtocol::rifl ? rifl : ualink) = true;
+  const char* units = rifl && ualink ? "flit and frame" : rifl ? "frame" : "flit";
+  const char* again = rifl && ualink ? "replayed or retransmitted" : rifl ? "retransmitted" : "replayed";
+  sm << fmt::format("  links: {} directions, {} {} transmissions, {} {}, FEC {:.1f} KiB, {} first-attempt raw errors\n",
+                    eng.directions(), t.tx, units, res.replayed_flits, again, res.fec_bytes / 1024.0, t.first_err);
   for (std::size_t i = 0; i < std::min<std::size_t>(5, t.top.size()); ++i)
     if (t.top[i].replayed) sm << fmt::format("    {:<40} replayed {}\n", t.top[i].name, t.top[i].replayed);
   sm << sched_summary;

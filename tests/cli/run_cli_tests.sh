@@ -2276,6 +2276,10 @@ import json, sys
 a, b = (json.load(open(f))["row"] for f in sys.argv[1:3])
 ok = a["protocol"] == "rifl" and b["protocol"] == "rifl+LIGHT" and a["replayed_flits"] > 0 and b["replayed_flits"] == 0
 ok = ok and a["time_us"] > b["time_us"] and a["wire_ber"] == b["wire_ber"] == "1e-05"
+# the errors the FEC hid are in its codeword counters (there was no trace of them)
+na, nb = (json.load(open(f))["rifl_links"] for f in sys.argv[1:3])
+ok = ok and all("fec" not in d for d in na) and sum(d["fec"]["codewords_corrected"] for d in nb) > 0
+ok = ok and all(d["fec"]["codewords_failed"] == 0 and d["hit_frames"] == 0 for d in nb)
 sys.exit(0 if ok else 1)
 PY
   [[ $(wc -l <"$out/links.csv") -eq 17 ]] || note "links.csv should have 16 directions"

@@ -378,7 +378,8 @@ DirectionStats FabricEngine::direction_stats(std::size_t d) const {
             dir.eng->replayed_flits(), dir.eng->max_waiting(), max_input};
   // RIFL: the columns that mean the same (frames where UALink counts flits).
   const RiflSide& rs = *dir.rifl;
-  const rifl::DirectionStats& r = rs.link->link().stats(rs.side);
+  rs.counters = rs.link->link().stats_with_fec(rs.side);
+  const rifl::DirectionStats& r = rs.counters;
   const rifl::FlitCounters& f = rs.link->counters(rs.side);
   link::LinkStats& s = rs.stats;
   s = link::LinkStats{};

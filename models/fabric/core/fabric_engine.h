@@ -155,6 +155,7 @@ class FabricEngine : public TimingCore {
     int side = 0;
     std::size_t owner = 0;
     mutable link::LinkStats stats;  // links.csv view, filled by direction_stats()
+    mutable rifl::DirectionStats counters;  // the link's counters with its light FEC's (direction_stats())
   };
   /// A flit offered to a direction: its tag and (UALink) its arrival time.
   struct Offered {
