@@ -1436,6 +1436,37 @@ int read_results(const Study& st, const std::vector<Point>& points, std::vector<
   return 0;
 }
 
+// A variant whose every link runs RIFL (row.protocol "rifl" or "rifl+FEC")
+// ignores the UALink link policy: with several policies its points repeat
+// the same runs, and its paired deltas are zero. Said once per variant.
+void warn_policies_without_effect(const Study& st, const std::vector<Point>& points,
+                                  const std::vector<nlohmann::json>& results) {
+  std::map<std::size_t, std::set<std::string>> policies;  // cell -> policies
+  std::set<std::size_t> not_rifl;                          // cells with a point not all RIFL
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    policies[points[i].cell].insert(points[i].policy);
+    const auto& row = results[i].at("row");
+    const auto it = row.find("protocol");
+    if (it == row.end() || !it->is_string() || it->get<std::string>().rfind("rifl", 0) != 0)
+      not_rifl.insert(points[i].cell);
+  }
+  std::vector<std::string> cells;
+  std::size_t n_policies = 0;
+  for (const auto& [cell, pol] : policies)
+    if (pol.size() > 1 && !not_rifl.count(cell)) {
+      cells.push_back(st.variants[cell].name);
+      n_policies = pol.size();
+    }
+  if (cells.empty()) return;
+  const std::string which = cells.size() == 1 && cells[0].empty() ? std::string("the study")
+                            : cells.size() == 1 ? "variant '" + cells[0] + "'"
+                                                : fmt::format("{} variants (first: '{}')", cells.size(), cells[0]);
+  std::cerr << fmt::format(
+      "warning: every link of {} runs RIFL, which has no UALink link policy: its {} policies' points are the same "
+      "runs (paired deltas 0); run it under one policy\n",
+      which, n_policies);
+}
+
 // results.csv always tells its points apart: if the listed columns (their
 // non-metric values) leave two points of different variants, or of
 // different seeds, looking alike, a leading variant / seed column is added.
@@ -1645,6 +1676,7 @@ nlohmann::ordered_json summary_json(const Study& st, const std::vector<Point>& p
 int collect_tables(const Study& st, const std::vector<Point>& points, const fs::path& out) {
   std::vector<nlohmann::json> results;
   if (const int rc = read_results(st, points, results)) return rc;
+  warn_policies_without_effect(st, points, results);
   Cells cells;
   const std::string csv = results_csv(st, points, results, cells);
   const nlohmann::ordered_json summary = summary_json(st, points, cells);

@@ -2875,6 +2875,27 @@ EOF2
     note "default folder: $(ls "$FX/stname/out")"
 }
 check "study name with a space: default output folder out/ok_name" t_study_name_folder
+# Policies on an all-RIFL fabric change nothing: the sweep says so (its
+# points repeat the same runs); on UALink links it says nothing.
+t_study_policies_on_rifl() {
+  cat >"$FX/rifl-pol.yaml" <<EOF2
+study:
+  name: rifl-pol
+  fabric: $ROOT/topologies/ring8.yaml
+  policies: [fixed-strong, preface]
+  seeds: {first: 1, count: 1}
+  set: {workload.size: 64KiB, defaults.link.protocol: rifl}
+EOF2
+  fs sweep "$FX/rifl-pol.yaml" --out "$RES/rifl-pol"
+  [[ $rc -eq 0 ]] || { note "exit $rc"; show_output; return; }
+  grep -q "warning: every link of the study runs RIFL.*2 policies' points are the same runs" "$ERR" ||
+    { note "no warning about the policies"; show_output; }
+  sed 's/, defaults.link.protocol: rifl//' "$FX/rifl-pol.yaml" >"$FX/ualink-pol.yaml"
+  fs sweep "$FX/ualink-pol.yaml" --out "$RES/ualink-pol"
+  [[ $rc -eq 0 ]] || { note "UALink: exit $rc"; show_output; return; }
+  grep -q "runs RIFL" "$ERR" && note "the warning on UALink links"
+}
+check "study: several policies on an all-RIFL fabric are named in a warning (the same runs); none on UALink" t_study_policies_on_rifl
 # A grid of six keys: its points' names outgrow a folder name (255 bytes);
 # the sweep stopped with "File name too long", exit 1. The folder keeps 100
 # bytes and a hash of the name; results.csv the whole name.
