@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "models/common/text_position.h"
 #include "models/common/utf8.h"
 #include "models/common/yaml_documents.h"
 
@@ -941,14 +942,10 @@ Schedule load_schedule(const std::string& path) {
 
 Schedule parse_schedule(const std::string& text, const std::string& path) {
   // Both formats are read as UTF-8, and the schedule's names reach result.json.
-  // file:line:column of byte `at` (1-based, columns in bytes), as for
-  // configuration files (yaml_config.cpp).
+  // file:line:column of byte `at`, as for configuration files (yaml_config.cpp).
   const auto where = [&](std::size_t at) {
-    const std::size_t line_start =
-        at == 0 || text.rfind('\n', at - 1) == std::string::npos ? 0 : text.rfind('\n', at - 1) + 1;
-    return path + ":" +
-           std::to_string(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n') + 1) + ":" +
-           std::to_string(at - line_start + 1) + ": ";
+    const auto [line, col] = line_col(text, at);
+    return path + ":" + std::to_string(line) + ":" + std::to_string(col) + ": ";
   };
   if (const std::size_t bad = first_invalid_utf8(text); bad != std::string::npos)
     throw ScheduleError(where(bad) + "byte 0x" + hex_byte(static_cast<unsigned char>(text[bad])) +

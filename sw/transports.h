@@ -17,6 +17,11 @@ namespace fabricsim::sw {
 /// two data-movement probes read_ring and write_all (14 names).
 const std::vector<std::string>& transport_names();
 
+/// The 12 AllReduce transports of transport_names() (without the probes
+/// read_ring and write_all), in table order: what a ladder bucket or a
+/// decode race may pick.
+const std::vector<std::string>& allreduce_transport_names();
+
 /// The collective that runs transport `name` when every rank has a buffer of
 /// `bytes_per_rank` bytes (the report's size, e.g. 80 KiB) on `ranks` ranks:
 /// - the 12 AllReduce transports: Op::allreduce, algorithm = name,

@@ -11,6 +11,7 @@
 #include <set>
 #include <vector>
 
+#include "models/common/text_position.h"
 #include "models/common/utf8.h"
 #include "models/common/yaml_documents.h"
 #include "platform/config/units.h"
@@ -124,22 +125,6 @@ void reject_duplicate_keys(const std::string& file, const YAML::Node& n, const s
   }
 }
 
-// Line and column (1-based) of byte `offset` of `text`.
-std::pair<std::size_t, std::size_t> line_col(const std::string& text, std::size_t offset) {
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return {line, col};
-}
-}  // namespace
-
-namespace {
 std::vector<std::pair<std::string, std::string>>& read_registry() {
   static std::vector<std::pair<std::string, std::string>> files;
   return files;

@@ -27,10 +27,7 @@ sw::Ladder load_ladder(const std::string& path) {
   sw::Ladder L;
   L.name = l.required_string("name");
   l.string("description", "");
-  const auto& names = sw::transport_names();
-  std::vector<std::string> allreduce;  // a ladder picks AllReduce transports, not the probes
-  for (const auto& t : names)
-    if (t != "read_ring" && t != "write_all") allreduce.push_back(t);
+  const auto& allreduce = sw::allreduce_transport_names();  // a ladder picks AllReduce transports, not the probes
   auto buckets = l.list("buckets", true);
   if (buckets.empty()) l.fail("buckets", "a ladder needs at least one bucket");
   for (auto& b : buckets) {
@@ -79,17 +76,12 @@ void decode_allreduces(config::Section& d, HostRunConfig& c) {
 // decode.candidates and drop_reads_when_crossing: distinct AllReduce transports, not all dropped.
 void decode_candidates(config::Section& d, HostRunConfig& c) {
   DecodeSpec& D = c.decode;
-  // Default: every AllReduce transport (transport_names() without its two
-  // data-movement probes, which are not AllReduces).
-  const auto& names = sw::transport_names();
-  const auto is_probe = [](const std::string& t) { return t == "read_ring" || t == "write_all"; };
-  std::vector<std::string> allreduces;
-  for (const auto& t : names)
-    if (!is_probe(t)) allreduces.push_back(t);
+  // Default: every AllReduce transport (not the data-movement probes).
+  const auto& allreduces = sw::allreduce_transport_names();
   D.candidates = d.strings("candidates", allreduces);
   std::set<std::string> seen_c;
   for (const auto& t : D.candidates) {
-    if (std::find(names.begin(), names.end(), t) == names.end() || is_probe(t))
+    if (std::find(allreduces.begin(), allreduces.end(), t) == allreduces.end())
       d.fail("candidates", fmt::format("'{}' is not an AllReduce transport", t));
     if (!seen_c.insert(t).second) d.fail("candidates", fmt::format("'{}' is listed twice", t));
   }

@@ -54,6 +54,8 @@ struct PairedDelta {
   double half_width;  ///< z * sd / sqrt(n)
   double lo;          ///< mean_delta - half_width
   double hi;          ///< mean_delta + half_width
+  double t_lo;        ///< Student-t interval of the same d_i (mean_ci(d, level)); = mean_delta if n==1
+  double t_hi;
   double rel_pct;     ///< 100 * mean_delta / mean(b); NaN if mean(b)==0
   double rel_lo_pct;  ///< 100 * lo / mean(b); NaN if mean(b)==0
   double rel_hi_pct;  ///< 100 * hi / mean(b); NaN if mean(b)==0
@@ -64,7 +66,8 @@ struct PairedDelta {
 /// d_i = a_i - b_i; half_width = z * sd(d) / sqrt(n) with
 /// z = quantile(boost::math::normal(0,1), 1-(1-level)/2) (1.959964 for 95 %).
 /// This is the large-sample (normal approximation) interval for a paired
-/// mean difference; note it is narrower than the t-interval for small n.
+/// mean difference; note it is narrower than the t-interval for small n,
+/// which is given beside it (t_lo, t_hi: mean_ci of the differences).
 /// Relative figures are expressed against mean(b) (b is the baseline).
 ///
 /// @param a, b   equally sized, non-empty vectors, same unit

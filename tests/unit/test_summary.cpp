@@ -109,6 +109,10 @@ TEST(PairedDelta, KnownVectors) {
   EXPECT_NEAR(r.rel_pct, 23.8095238, kTol);
   EXPECT_NEAR(r.rel_lo_pct, 11.7604637, kTol);
   EXPECT_NEAR(r.rel_hi_pct, 35.8585839, kTol);
+  // Student t beside it: t(0.975, 3) = 3.1824463, half = 3.1824463 x
+  // 1.2909944 / 2 = 2.0542603 -> [0.4457397, 4.5542603] (wider than z's)
+  EXPECT_NEAR(r.t_lo, 0.4457397, kTol);
+  EXPECT_NEAR(r.t_hi, 4.5542603, kTol);
 }
 
 TEST(PairedDelta, NegativeDeltaAndLevel90) {

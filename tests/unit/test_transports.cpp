@@ -48,6 +48,8 @@ TEST(TransportTable, NamesAreTheReportTableInOrder) {
                                       "read_ring",
                                       "write_all"};
   EXPECT_EQ(sw::transport_names(), want);
+  // the AllReduce ones: all but the two probes, in the same order
+  EXPECT_EQ(sw::allreduce_transport_names(), std::vector<std::string>(want.begin(), want.begin() + 12));
 }
 
 TEST(TransportTable, AllReduceTransportsAreAllReduceAlgorithms) {
